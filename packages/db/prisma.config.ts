@@ -1,0 +1,19 @@
+import path from "node:path";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { defineConfig } from "prisma/config";
+
+// The Prisma CLI runs migrations through the same node-postgres driver as the service: this keeps
+// `prisma migrate deploy` free of native engine downloads (see docs/database.md).
+export default defineConfig({
+  experimental: { adapter: true },
+  engine: "js",
+  schema: path.join(__dirname, "../../prisma/schema.prisma"),
+  async adapter() {
+    const connectionString = process.env.DATABASE_URL;
+    if (!connectionString) {
+      throw new Error("DATABASE_URL is not set: it must name the PostgreSQL database to migrate");
+    }
+    // allowExitOnIdle: the CLI exits as soon as it is done instead of waiting for idle connections to time out.
+    return new PrismaPg({ connectionString, allowExitOnIdle: true, idleTimeoutMillis: 100 });
+  },
+});

@@ -1,0 +1,4 @@
+export * from "./client";
+export * from "./embedded";
+export * from "./errors";
+export * from "./migrations";

@@ -1,0 +1,5 @@
+export * from "./currency";
+export * from "./entities";
+export * from "./fixture";
+export * from "./pagination";
+export * from "./timestamp";

@@ -33,6 +33,8 @@ export function createDatabase(options: DatabaseOptions): Database {
     max: options.poolMax ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
     statement_timeout: options.statementTimeoutMs ?? 10_000,
+    // Client-side bound as well: a server that stops answering (no RST) must not hang a request.
+    query_timeout: (options.statementTimeoutMs ?? 10_000) + 1_000,
     idleTimeoutMillis: 30_000,
     application_name: "community-team",
   };
@@ -52,4 +54,19 @@ export function createDatabase(options: DatabaseOptions): Database {
       if (!pool.ended) await pool.end();
     },
   };
+}
+
+/** A transaction client: what `readSnapshot` hands to its callback. */
+export type SnapshotClient = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+/**
+ * Runs several reads in one REPEATABLE READ, read-only transaction, so that they all see the
+ * same snapshot (a page and its total can never disagree, whatever commits in between).
+ */
+export function readSnapshot<T>(prisma: PrismaClient, read: (tx: SnapshotClient) => Promise<T>): Promise<T> {
+  return prisma.$transaction(read, {
+    isolationLevel: "RepeatableRead",
+    maxWait: 5_000,
+    timeout: 15_000,
+  });
 }

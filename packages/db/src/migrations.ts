@@ -26,9 +26,7 @@ export interface MigrationState {
 /** Compares the shipped migrations with Prisma's `_prisma_migrations` bookkeeping table. */
 export async function migrationState(pool: Pool, dir: string = MIGRATIONS_DIR): Promise<MigrationState> {
   const shipped = listMigrations(dir);
-  const table = await pool.query<{ exists: boolean }>(
-    "SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists",
-  );
+  const table = await pool.query<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists");
   if (!table.rows[0]?.exists) {
     return { pending: shipped, failed: [] };
   }

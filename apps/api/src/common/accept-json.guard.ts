@@ -1,0 +1,15 @@
+import { type CanActivate, type ExecutionContext, Injectable } from "@nestjs/common";
+import type { Request } from "express";
+import { NotAcceptableException } from "./problems";
+
+/** 406 when the Accept header excludes JSON (a missing Accept header accepts anything). */
+@Injectable()
+export class AcceptJsonGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<Request>();
+    if (request.accepts(["application/json", "application/problem+json"]) === false) {
+      throw new NotAcceptableException();
+    }
+    return true;
+  }
+}

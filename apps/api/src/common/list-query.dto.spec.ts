@@ -1,0 +1,78 @@
+import { PAGINATION } from "@community/domain";
+import type { ArgumentMetadata } from "@nestjs/common";
+import { decimalIntegerInRange, ListQueryDto, toPageRequest } from "./list-query.dto";
+import { InvalidQueryException } from "./problems";
+import { createQueryValidationPipe } from "./validation.pipe";
+
+const metadata: ArgumentMetadata = { type: "query", metatype: ListQueryDto };
+
+async function validate(query: Record<string, unknown>): Promise<ListQueryDto> {
+  return createQueryValidationPipe().transform(query, metadata);
+}
+
+async function rejection(query: Record<string, unknown>): Promise<InvalidQueryException> {
+  try {
+    await validate(query);
+  } catch (error) {
+    if (error instanceof InvalidQueryException) return error;
+    throw error;
+  }
+  throw new Error(`expected ${JSON.stringify(query)} to be rejected`);
+}
+
+describe("decimalIntegerInRange", () => {
+  it.each([
+    ["1", 1],
+    ["100", 100],
+    ["007", 7],
+    ["0000000000000000000000001", 1],
+  ])("reads %j as %i", (raw, value) => {
+    expect(decimalIntegerInRange(raw, 1, 100)).toBe(value);
+  });
+
+  it.each(["", "0", "101", "-1", "+1", "1.0", "1e2", "0x10", " 1", "1 ", "１", "٣", "99999999999999999999999"])(
+    "rejects %j",
+    (raw) => {
+      expect(decimalIntegerInRange(raw, 1, 100)).toBeUndefined();
+    },
+  );
+
+  it("accepts the page maximum and rejects one more", () => {
+    expect(decimalIntegerInRange("2147483647", 1, PAGINATION.page.max)).toBe(2147483647);
+    expect(decimalIntegerInRange("2147483648", 1, PAGINATION.page.max)).toBeUndefined();
+  });
+});
+
+describe("ListQueryDto validation", () => {
+  it("applies the defaults when nothing is given", async () => {
+    expect(toPageRequest(await validate({}))).toEqual({ page: 1, perPage: 100 });
+  });
+
+  it("converts valid values and ignores unknown parameters", async () => {
+    const dto = await validate({ page: "3", per_page: "025", sort: "name" });
+    expect(toPageRequest(dto)).toEqual({ page: 3, perPage: 25 });
+    expect(dto).not.toHaveProperty("sort");
+  });
+
+  it.each([
+    [{ per_page: "500" }, "per_page", "must be an integer between 1 and 100"],
+    [{ per_page: "0" }, "per_page", "must be an integer between 1 and 100"],
+    [{ page: "0" }, "page", "must be an integer between 1 and 2147483647"],
+    [{ page: "" }, "page", "must be an integer between 1 and 2147483647"],
+    [{ page: "1e2" }, "page", "must be an integer between 1 and 2147483647"],
+    [{ page: ["1", "2"] }, "page", "must be given at most once"],
+  ])("rejects %j naming %s", async (query, parameter, message) => {
+    const error = await rejection(query);
+    expect(error.errors).toEqual([{ parameter, message }]);
+    expect(error.detail).toBe(`${parameter} ${message}`);
+  });
+
+  it("lists every invalid parameter at once", async () => {
+    const error = await rejection({ page: "-1", per_page: "abc" });
+    expect(error.errors.map((e) => e.parameter).sort()).toEqual(["page", "per_page"]);
+  });
+
+  it("refuses to convert a query that skipped validation", () => {
+    expect(() => toPageRequest({ page: "x" })).toThrow(TypeError);
+  });
+});

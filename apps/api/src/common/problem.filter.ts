@@ -1,0 +1,80 @@
+import { isDatabaseUnavailableError } from "@community/db";
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger } from "@nestjs/common";
+import type { Request, Response } from "express";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import {
+  InternalProblemException,
+  NotFoundProblemException,
+  ProblemException,
+  ServiceUnavailableException,
+} from "./problems";
+
+const STATUS_TITLES: Record<number, [type: string, title: string]> = {
+  400: ["bad-request", "Bad request"],
+  404: ["not-found", "Not found"],
+  413: ["payload-too-large", "Payload too large"],
+};
+
+/** The one place that writes error bodies: RFC 9457 problem+json for every failure. */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ProblemFilter.name);
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const problem = this.toProblem(exception, request);
+
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(problem.headers)) {
+      response.setHeader(name, value);
+    }
+    const body = {
+      type: `${this.config.problemBaseUrl}/${problem.type}`,
+      title: problem.title,
+      status: problem.status,
+      detail: problem.detail,
+      instance: request.originalUrl,
+      ...problem.extensions(),
+    };
+    response.status(problem.status).type("application/problem+json; charset=utf-8").send(JSON.stringify(body));
+  }
+
+  private toProblem(exception: unknown, request: Request): ProblemException {
+    if (exception instanceof ProblemException) {
+      return exception;
+    }
+    if (isDatabaseUnavailableError(exception)) {
+      this.logger.warn(`database unavailable during ${request.method} ${request.path}: ${describe(exception)}`);
+      return new ServiceUnavailableException(this.config.retryAfterSeconds);
+    }
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      // Raised by the framework itself: unknown routes, body parser errors.
+      const status = exception.getStatus();
+      if (status === 404) {
+        return new NotFoundProblemException(`No resource at ${request.method} ${request.path}`);
+      }
+      const [type, title] = STATUS_TITLES[status] ?? ["bad-request", "Bad request"];
+      return new (class extends ProblemException {
+        readonly status = status;
+        readonly type = type;
+        readonly title = title;
+      })(exception.message);
+    }
+    this.logger.error(
+      `unexpected failure during ${request.method} ${request.path}`,
+      exception instanceof Error ? exception.stack : String(exception),
+    );
+    return new InternalProblemException();
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

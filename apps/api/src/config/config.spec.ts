@@ -1,0 +1,67 @@
+import path from "node:path";
+import { ConfigError, loadConfig, WORKSPACE_ROOT } from "./config";
+
+describe(loadConfig.name, () => {
+  it("needs no variable at all: embedded mode with defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "0.0.0.0",
+      databaseUrl: undefined,
+      embeddedSeedDemo: true,
+      dbPoolMax: 10,
+      retryAfterSeconds: 5,
+    });
+    expect(config.embeddedDataDir).toBe(path.join(WORKSPACE_ROOT, ".data/pglite"));
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      HOST: "127.0.0.1",
+      DATABASE_URL: "postgresql://u@db:5432/app",
+      EMBEDDED_DATA_DIR: "/var/lib/ct",
+      EMBEDDED_SEED_DEMO: "false",
+      DB_POOL_MAX: "20",
+      DB_CONNECT_TIMEOUT_MS: "1500",
+      DB_STATEMENT_TIMEOUT_MS: "3000",
+      RETRY_AFTER_SECONDS: "7",
+      PROBLEM_BASE_URL: "https://docs.example.com/problems/",
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      databaseUrl: "postgresql://u@db:5432/app",
+      embeddedDataDir: "/var/lib/ct",
+      embeddedSeedDemo: false,
+      dbPoolMax: 20,
+      dbConnectTimeoutMs: 1500,
+      dbStatementTimeoutMs: 3000,
+      retryAfterSeconds: 7,
+      problemBaseUrl: "https://docs.example.com/problems",
+    });
+  });
+
+  it.each([
+    [{ PORT: "http" }, /PORT must be an integer between 0 and 65535, got "http"/],
+    [{ PORT: "70000" }, /PORT must be an integer/],
+    [{ DATABASE_URL: "mysql://x@y/z" }, /DATABASE_URL must use postgresql:\/\//],
+    [{ DATABASE_URL: "not a url" }, /DATABASE_URL must be a postgresql:\/\/ URL/],
+    [{ EMBEDDED_SEED_DEMO: "maybe" }, /EMBEDDED_SEED_DEMO must be true or false/],
+    [{ DB_POOL_MAX: "0" }, /DB_POOL_MAX must be an integer between 1 and 1000/],
+    [{ PROBLEM_BASE_URL: "ftp://x" }, /PROBLEM_BASE_URL must be an absolute http\(s\) URL/],
+  ])("rejects %j with a message naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it("reports every bad variable at once", () => {
+    try {
+      loadConfig({ PORT: "x", DB_POOL_MAX: "y" });
+      throw new Error("expected a ConfigError");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems).toHaveLength(2);
+    }
+  });
+});

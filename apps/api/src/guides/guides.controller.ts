@@ -1,0 +1,34 @@
+import type { Guide } from "@community/domain";
+import { All, Controller, Get, Query, Req, Res, UseGuards } from "@nestjs/common";
+import type { Request, Response } from "express";
+import { BearerAuthGuard } from "../auth/bearer-auth.guard";
+import { CurrentMember } from "../auth/current-member.decorator";
+import type { Member } from "../auth/member";
+import { AcceptJsonGuard } from "../common/accept-json.guard";
+import { ListQueryDto, toPageRequest } from "../common/list-query.dto";
+import { sendListPage } from "../common/list-response";
+import { MethodNotAllowedException } from "../common/problems";
+import { GuidesService } from "./guides.service";
+
+@Controller("v1/me/community/team/guides")
+export class GuidesController {
+  constructor(private readonly guides: GuidesService) {}
+
+  /** GET (and HEAD) a page of the caller's team guides, drafts included. */
+  @Get()
+  @UseGuards(BearerAuthGuard, AcceptJsonGuard)
+  async list(
+    @CurrentMember() member: Member,
+    @Query() query: ListQueryDto,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const page = await this.guides.listTeamGuides(member, toPageRequest(query));
+    sendListPage<Guide>(request, response, page);
+  }
+
+  @All()
+  otherMethods(@Req() request: Request): never {
+    throw new MethodNotAllowedException(request.method);
+  }
+}

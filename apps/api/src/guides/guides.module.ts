@@ -1,0 +1,12 @@
+import { Module } from "@nestjs/common";
+import { AuthModule } from "../auth/auth.module";
+import { GuidesController } from "./guides.controller";
+import { GuidesRepository } from "./guides.repository";
+import { GuidesService } from "./guides.service";
+
+@Module({
+  imports: [AuthModule],
+  controllers: [GuidesController],
+  providers: [GuidesService, GuidesRepository],
+})
+export class GuidesModule {}

@@ -1,0 +1,44 @@
+import "reflect-metadata";
+import { DEMO_TOKENS } from "@community/seed";
+import { Logger } from "@nestjs/common";
+import { createApp } from "./app.factory";
+import { prepareDatabase, StartupError } from "./bootstrap/prepare-database";
+import { ConfigError, loadConfig } from "./config/config";
+
+async function bootstrap(): Promise<void> {
+  const logger = new Logger("Bootstrap");
+  const config = loadConfig(process.env);
+  const prepared = await prepareDatabase(config, logger);
+  const app = await createApp(config, prepared.database);
+  await app.listen(config.port, config.host);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: closing`);
+    await app.close();
+    await prepared.close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
+
+  const base = `http://localhost:${config.port}`;
+  logger.log(`listening on ${config.host}:${config.port}`);
+  if (prepared.embedded !== undefined) {
+    process.stdout.write(
+      `\nReady. Try it with a demo token (see README, "Demo data"):\n\n` +
+        `  curl -H 'Authorization: Bearer ${DEMO_TOKENS.runners}' ${base}/v1/me/community/team/events\n\n`,
+    );
+  }
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof StartupError) {
+    process.stderr.write(`Cannot start: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,104 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Client } from "pg";
+import { listMigrations, MIGRATIONS_DIR, migrateDeploy } from "./migrations";
+
+/**
+ * Test support: every suite gets its own PostgreSQL database, cloned from a template that holds
+ * the migrated schema. The template is migrated once per set of migrations (its name carries
+ * their digest), so a run pays for `prisma migrate deploy` once and suites stay independent.
+ */
+
+export const DEFAULT_TEST_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
+
+export function testAdminUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_ADMIN_URL;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+function migrationsDigest(): string {
+  const hash = createHash("sha256");
+  for (const name of listMigrations()) {
+    hash.update(name);
+    hash.update(readFileSync(path.join(MIGRATIONS_DIR, name, "migration.sql")));
+  }
+  return hash.digest("hex").slice(0, 12);
+}
+
+async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: testAdminUrl(), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+async function ensureTemplate(): Promise<string> {
+  const template = `community_tpl_${migrationsDigest()}`;
+  await withAdmin(async (admin) => {
+    // Serialises template creation across parallel jest workers.
+    await admin.query("SELECT pg_advisory_lock(727073)");
+    try {
+      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [template]);
+      if (found.rowCount === 0) {
+        const building = `${template}_building`;
+        await admin.query(`DROP DATABASE IF EXISTS ${quote(building)}`);
+        await admin.query(`CREATE DATABASE ${quote(building)}`);
+        await migrateDeploy(withDatabase(testAdminUrl(), building), { quiet: true });
+        await admin.query(`ALTER DATABASE ${quote(building)} RENAME TO ${quote(template)}`);
+      }
+    } finally {
+      await admin.query("SELECT pg_advisory_unlock(727073)");
+    }
+  });
+  return template;
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated, empty database of its own for one test suite. */
+export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+  const template = await ensureTemplate();
+  const safePrefix = prefix
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .slice(0, 30);
+  const name = `test_${safePrefix}_${process.pid}_${Date.now().toString(36)}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quote(name)} TEMPLATE ${quote(template)}`));
+  return {
+    name,
+    url: withDatabase(testAdminUrl(), name),
+    drop: () =>
+      withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** A fresh database with no schema at all (for testing migrations themselves). */
+export async function createEmptyTestDatabase(prefix: string): Promise<TestDatabase> {
+  const safePrefix = prefix
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .slice(0, 30);
+  const name = `test_${safePrefix}_${process.pid}_${Date.now().toString(36)}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quote(name)}`));
+  return {
+    name,
+    url: withDatabase(testAdminUrl(), name),
+    drop: () =>
+      withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`)).then(() => undefined),
+  };
+}

@@ -29,7 +29,7 @@ async function bootstrap(): Promise<void> {
   if (prepared.embedded !== undefined) {
     process.stdout.write(
       `\nReady. Try it with a demo token (see README, "Demo data"):\n\n` +
-        `  curl -H 'Authorization: Bearer ${DEMO_TOKENS.runners}' ${base}/v1/me/community/team/events\n\n`,
+        `  curl -H 'Authorization: Bearer ${DEMO_TOKENS.runners.token}' ${base}/v1/me/community/team/events\n\n`,
     );
   }
 }

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { migrationState } from "@community/db";
+import { createEmptyTestDatabase, createTestDatabase } from "@community/db/testing";
+import { DEMO_TOKENS, demoFixture } from "@community/seed";
+import { Logger } from "@nestjs/common";
+import request from "supertest";
+import type { App } from "supertest/types";
+import { createApp } from "../app.factory";
+import { testConfig } from "../testing/e2e-app";
+import { prepareDatabase, StartupError } from "./prepare-database";
+
+const logger = new Logger("test");
+logger.log = () => undefined;
+
+describe(prepareDatabase.name, () => {
+  it("refuses to start on a DATABASE_URL with pending migrations, naming pnpm db:migrate", async () => {
+    const empty = await createEmptyTestDatabase("pending");
+    try {
+      const attempt = prepareDatabase(testConfig({ DATABASE_URL: empty.url }), logger);
+      await expect(attempt).rejects.toThrow(StartupError);
+      await expect(prepareDatabase(testConfig({ DATABASE_URL: empty.url }), logger)).rejects.toThrow(
+        /pending migration.*20261122000000_init.*pnpm db:migrate/,
+      );
+    } finally {
+      await empty.drop();
+    }
+  });
+
+  it("says the database is unreachable when DATABASE_URL points nowhere", async () => {
+    const attempt = prepareDatabase(testConfig({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" }), logger);
+    await expect(attempt).rejects.toThrow(/cannot reach the database named by DATABASE_URL/);
+  });
+
+  it("starts on a migrated DATABASE_URL and loads nothing into it", async () => {
+    const db = await createTestDatabase("migrated");
+    try {
+      const prepared = await prepareDatabase(testConfig({ DATABASE_URL: db.url }), logger);
+      expect(prepared.embedded).toBeUndefined();
+      expect(prepared.seededDemo).toBe(false);
+      expect(await prepared.database.prisma.team.count()).toBe(0);
+      await prepared.close();
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it("without DATABASE_URL: migrates the embedded database, loads the demo once, and keeps data across restarts", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "community-embedded-"));
+    const config = testConfig({ EMBEDDED_DATA_DIR: dataDir });
+    try {
+      const first = await prepareDatabase(config, logger);
+      expect(first.embedded).toBeDefined();
+      expect(first.seededDemo).toBe(true);
+      expect((await migrationState(first.database.pool)).pending).toEqual([]);
+      const demo = demoFixture();
+      expect(await first.database.prisma.event.count()).toBe(demo.events.length);
+
+      const app = await createApp(config, first.database, { logger: false });
+      await app.init();
+      const response = await request(app.getHttpServer() as App)
+        .get("/v1/me/community/team/events?per_page=5")
+        .set("Authorization", `Bearer ${DEMO_TOKENS.runners.token}`);
+      expect(response.status).toBe(200);
+      expect(response.body.guides).toHaveLength(5);
+      await app.close();
+      // A marker row proves the second start reuses the data rather than reloading it.
+      await first.database.prisma.team.update({ where: { id: demo.teams[0]?.id }, data: { name: "Renamed" } });
+      await first.close();
+
+      const second = await prepareDatabase(config, logger);
+      expect(second.seededDemo).toBe(false);
+      expect((await second.database.prisma.team.findUnique({ where: { id: demo.teams[0]?.id } }))?.name).toBe(
+        "Renamed",
+      );
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

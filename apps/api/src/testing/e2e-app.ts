@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createDatabase, type Database, migrateDeploy, startEmbeddedPostgres } from "@community/db";
+import { createTestDatabase } from "@community/db/testing";
+import type { FixtureFile } from "@community/domain";
+import { loadFixture } from "@community/seed";
+import type { INestApplication } from "@nestjs/common";
+import type { App } from "supertest/types";
+import { createApp } from "../app.factory";
+import { type AppConfig, loadConfig } from "../config/config";
+
+export interface E2eApp {
+  app: INestApplication;
+  server: App;
+  database: Database;
+  config: AppConfig;
+  /** The database URL the app talks to (for tests that write beside it). */
+  url: string;
+  close(): Promise<void>;
+}
+
+export type Backend = "postgres" | "embedded";
+
+/** Config as `pnpm start` builds it, from an environment the test controls. */
+export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {
+  return loadConfig({ DB_CONNECT_TIMEOUT_MS: "1000", RETRY_AFTER_SECONDS: "3", ...overrides });
+}
+
+async function boot(url: string, poolMax: number, fixture: FixtureFile | undefined, config: AppConfig) {
+  const database = createDatabase({
+    url,
+    poolMax,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    onIdleError: () => undefined,
+  });
+  if (fixture !== undefined) await loadFixture(database.prisma, fixture);
+  const app = await createApp(config, database, { logger: false });
+  await app.init();
+  return { app, database, server: app.getHttpServer() as App };
+}
+
+/**
+ * The real AppModule over HTTP against a database of the suite's own: a fresh database on the
+ * PostgreSQL server (cloned from the migrated template), or a fresh embedded PGlite migrated by
+ * the same `prisma migrate deploy`. The fixture goes in through the seed app's loader.
+ */
+export async function startE2eApp(
+  backend: Backend,
+  fixture?: FixtureFile,
+  options: { env?: NodeJS.ProcessEnv; rewriteUrl?: (url: string) => string } = {},
+): Promise<E2eApp> {
+  const config = testConfig(options.env);
+  if (backend === "postgres") {
+    const testDb = await createTestDatabase("api");
+    const url = options.rewriteUrl ? options.rewriteUrl(testDb.url) : testDb.url;
+    const { app, database, server } = await boot(url, 4, fixture, config);
+    return {
+      app,
+      server,
+      database,
+      config,
+      url,
+      async close() {
+        await app.close();
+        await database.close();
+        await testDb.drop();
+      },
+    };
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), "community-pglite-"));
+  const embedded = await startEmbeddedPostgres({ dataDir });
+  await migrateDeploy(embedded.url, { quiet: true });
+  const { app, database, server } = await boot(embedded.url, 1, fixture, config);
+  return {
+    app,
+    server,
+    database,
+    config,
+    url: embedded.url,
+    async close() {
+      await app.close();
+      await database.close();
+      await embedded.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -74,7 +74,7 @@ describe.each(backends)("list endpoints on %s", (backend) => {
       let next: string | undefined = `${path}?per_page=4`;
       let pages = 0;
       while (next !== undefined) {
-        const response = await request(e2e.server).get(next).set(bearer(TOKENS.runner));
+        const response: request.Response = await request(e2e.server).get(next).set(bearer(TOKENS.runner));
         expect(response.status).toBe(200);
         seen.push(...response.body.guides.map((item: { id: string }) => item.id));
         next = parseLinks(response.headers.link).next;

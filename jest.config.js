@@ -34,6 +34,6 @@ const project = (dir) => ({
 });
 
 module.exports = {
-  projects: ["packages/domain", "packages/db", "apps/seed", "apps/api"].map(project),
+  projects: ["packages/domain", "packages/db", "apps/seed", "apps/api", "test"].map(project),
   testTimeout: 60_000,
 };

@@ -1,0 +1,64 @@
+# syntax=docker/dockerfile:1
+#
+# One image for the api, the migrations and the demo seed (see docker-compose.yml):
+#   docker run IMAGE                                     -> the api (node apps/api/dist/main.js)
+#   docker run IMAGE pnpm db:migrate                     -> prisma migrate deploy
+#   docker run IMAGE node apps/seed/dist/cli.js --demo   -> demo data
+#
+# Why not `pnpm deploy`: it packs one package, but the runtime needs two apps, the root-level
+# prisma/ folder and the root `db:migrate` script. Why not `pnpm prune --prod`: pnpm does not
+# prune workspaces. So a separate stage installs the production dependencies from the same
+# lockfile; the Prisma CLI and @prisma/adapter-pg are production dependencies of @community/db,
+# which is what lets the runtime image run `prisma migrate deploy` (prisma.config.ts is loaded by
+# the CLI itself, so no TypeScript runtime is needed).
+#
+# scripts/docker-build-steps.sh runs this file's stages on a machine without a Docker engine
+# (it reads FROM/WORKDIR/ENV/COPY/RUN from here), so keep RUN commands relative to WORKDIR,
+# COPY sources literal (no globs) and ENV in KEY=value form.
+
+FROM node:20-bookworm-slim AS base
+# pnpm exactly as pinned by package.json "packageManager", through npm: corepack fails its
+# signature check on some networks, npm does not.
+RUN npm install -g pnpm@10.34.9
+WORKDIR /app
+# PNPM_HOME puts pnpm's store at /pnpm/store, the cache mount of the install steps below.
+ENV CI=true \
+    PNPM_HOME=/pnpm \
+    TURBO_TELEMETRY_DISABLED=1 \
+    CHECKPOINT_DISABLE=1 \
+    PRISMA_HIDE_UPDATE_MESSAGE=1 \
+    npm_config_update_notifier=false
+
+# Manifests only: the install layers below are reused until a manifest or the lockfile changes.
+FROM base AS manifests
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY apps/api/package.json apps/api/
+COPY apps/seed/package.json apps/seed/
+COPY packages/db/package.json packages/db/
+COPY packages/domain/package.json packages/domain/
+
+FROM manifests AS build
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile
+COPY . .
+# turbo: prisma generate (packages/db), then tsc for every package in dependency order.
+RUN pnpm build
+
+FROM manifests AS prod-deps
+RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile --prod
+
+# Keeps pnpm from `base` so that `pnpm db:migrate` works as documented in the README.
+FROM base AS runtime
+ENV NODE_ENV=production \
+    PORT=3000
+# Production node_modules and manifests, then the compiled output (the generated Prisma client
+# is TypeScript compiled into packages/db/dist). Files stay owned by root: the app only reads them.
+COPY --from=prod-deps /app ./
+COPY --from=build /app/packages/domain/dist packages/domain/dist
+COPY --from=build /app/packages/db/dist packages/db/dist
+COPY --from=build /app/packages/db/prisma.config.ts packages/db/
+COPY --from=build /app/prisma prisma
+COPY --from=build /app/apps/seed/dist apps/seed/dist
+COPY --from=build /app/apps/api/dist apps/api/dist
+USER node
+EXPOSE 3000
+CMD ["node", "apps/api/dist/main.js"]

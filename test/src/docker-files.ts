@@ -1,0 +1,121 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parse } from "yaml";
+
+/** The repository root, which is also the Docker build context. */
+export const REPO_ROOT = path.resolve(__dirname, "../..");
+
+/** The value, or an error that names what is missing (instead of a non-null assertion). */
+export function defined<T>(value: T | undefined | null, what: string): T {
+  if (value === undefined || value === null) throw new Error(`missing: ${what}`);
+  return value;
+}
+
+export const repoPath = (...parts: string[]): string => path.join(REPO_ROOT, ...parts);
+
+export function readJson<T>(relative: string): T {
+  return JSON.parse(readFileSync(repoPath(relative), "utf8")) as T;
+}
+
+export interface PackageJson {
+  name: string;
+  main?: string;
+  bin?: Record<string, string>;
+  scripts?: Record<string, string>;
+  packageManager?: string;
+}
+
+export interface Instruction {
+  keyword: string;
+  /** Everything after the keyword, continuations joined. */
+  args: string;
+  /** 1-based line of the keyword. */
+  line: number;
+}
+
+export interface Stage {
+  from: string;
+  name?: string;
+  instructions: Instruction[];
+}
+
+/** Dockerfile -> stages of instructions (comments dropped, line continuations joined). */
+export function parseDockerfile(text: string): Stage[] {
+  const instructions: Instruction[] = [];
+  let buffer = "";
+  let start = 0;
+  text.split(/\r?\n/).forEach((raw, index) => {
+    if (/^\s*#/.test(raw) || (buffer === "" && raw.trim() === "")) return;
+    if (buffer === "") start = index + 1;
+    const continued = /\\\s*$/.test(raw);
+    buffer += continued ? `${raw.replace(/\\\s*$/, "")} ` : raw;
+    if (continued) return;
+    const [, keyword = "", args = ""] = /^\s*(\S+)\s*(.*)$/.exec(buffer) ?? [];
+    instructions.push({ keyword: keyword.toUpperCase(), args: args.trim(), line: start });
+    buffer = "";
+  });
+  if (buffer !== "") throw new Error("Dockerfile ends inside a line continuation");
+
+  const stages: Stage[] = [];
+  for (const instruction of instructions) {
+    if (instruction.keyword === "FROM") {
+      const [from = "", as, name] = instruction.args.split(/\s+/);
+      stages.push({ from, name: as?.toLowerCase() === "as" ? name : undefined, instructions: [] });
+    } else {
+      const stage = stages.at(-1);
+      if (!stage) throw new Error(`${instruction.keyword} before FROM (line ${instruction.line})`);
+      stage.instructions.push(instruction);
+    }
+  }
+  return stages;
+}
+
+export const readDockerfile = (relative = "Dockerfile"): Stage[] =>
+  parseDockerfile(readFileSync(repoPath(relative), "utf8"));
+
+export interface CopyInstruction {
+  from?: string;
+  sources: string[];
+  destination: string;
+  line: number;
+}
+
+export function copyInstruction(instruction: Instruction): CopyInstruction {
+  const words = instruction.args.split(/\s+/);
+  const from = words.find((w) => w.startsWith("--from="))?.slice("--from=".length);
+  const paths = words.filter((w) => !w.startsWith("--"));
+  return {
+    from,
+    sources: paths.slice(0, -1),
+    destination: defined(paths.at(-1), `COPY destination (line ${instruction.line})`),
+    line: instruction.line,
+  };
+}
+
+/** The build context's files, as scripts/docker-build-steps.sh copies them (.dockerignore applied). */
+export function contextFiles(): Set<string> {
+  const out = execFileSync("bash", [repoPath("scripts/docker-build-steps.sh"), "--list-context"], {
+    encoding: "utf8",
+  });
+  return new Set(out.split("\n").filter(Boolean));
+}
+
+/** True when the context holds this file, or a folder with at least one file in it. */
+export function inContext(files: Set<string>, relative: string): boolean {
+  const clean = path.posix.normalize(relative).replace(/\/+$/, "");
+  if (clean === ".") return files.size > 0;
+  return files.has(clean) || [...files].some((file) => file.startsWith(`${clean}/`));
+}
+
+/** Folders of the workspace's packages (pnpm-workspace.yaml globs of the form `dir/*`). */
+export function workspacePackageDirs(): string[] {
+  const workspace = parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8")) as { packages: string[] };
+  return workspace.packages.flatMap((glob) => {
+    if (!glob.endsWith("/*")) throw new Error(`unsupported workspace glob: ${glob}`);
+    const parent = glob.slice(0, -2);
+    return readdirSync(repoPath(parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(repoPath(parent, entry.name, "package.json")))
+      .map((entry) => `${parent}/${entry.name}`);
+  });
+}

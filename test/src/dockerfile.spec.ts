@@ -1,0 +1,180 @@
+import path from "node:path";
+import {
+  type CopyInstruction,
+  contextFiles,
+  copyInstruction,
+  defined,
+  type Instruction,
+  inContext,
+  type PackageJson,
+  readDockerfile,
+  readJson,
+  type Stage,
+  workspacePackageDirs,
+} from "./docker-files";
+
+const stages = readDockerfile();
+const runtime = defined(stages.at(-1), "a stage");
+const byName = new Map(stages.flatMap((stage) => (stage.name ? [[stage.name, stage] as const] : [])));
+
+const all = (stage: Stage, keyword: string): Instruction[] =>
+  stage.instructions.filter((instruction) => instruction.keyword === keyword);
+
+/** The stage and its parents (FROM another stage), nearest first. */
+function lineage(stage: Stage): Stage[] {
+  const parent = byName.get(stage.from);
+  return parent ? [stage, ...lineage(parent)] : [stage];
+}
+
+/** The stage's WORKDIR, inherited from its parents. */
+function workdir(stage: Stage): string {
+  for (const s of lineage(stage)) {
+    const last = all(s, "WORKDIR").at(-1);
+    if (last) return last.args;
+  }
+  return "/";
+}
+
+/** Where a context COPY puts its sources, relative to the WORKDIR. */
+function copiedPaths(copy: CopyInstruction): string[] {
+  const intoFolder = copy.destination.endsWith("/") || copy.destination === "." || copy.sources.length > 1;
+  return copy.sources.map((source) =>
+    path.posix.normalize(
+      intoFolder ? path.posix.join(copy.destination, path.posix.basename(source)) : copy.destination,
+    ),
+  );
+}
+
+/** RUN commands, --mount flags dropped. */
+const runs = (stage: Stage): string[] => all(stage, "RUN").map((run) => run.args.replace(/^(--\S+\s+)+/, ""));
+
+describe("Dockerfile", () => {
+  it("is multi-stage: the runtime stage copies build output from other stages", () => {
+    expect(stages.length).toBeGreaterThanOrEqual(3);
+    const fromStages = all(runtime, "COPY")
+      .map(copyInstruction)
+      .flatMap((copy) => (copy.from ? [copy.from] : []));
+    expect(fromStages.length).toBeGreaterThan(0);
+    for (const name of fromStages) expect(byName.has(name)).toBe(true);
+    // No compiler or dev install in the final image: the build happens elsewhere.
+    expect(lineage(runtime).flatMap(runs)).not.toContainEqual(
+      expect.stringMatching(/pnpm (build|install(?!.*--prod))/),
+    );
+  });
+
+  it("uses only instructions that scripts/docker-build-steps.sh can run", () => {
+    const supported = new Set([
+      "WORKDIR",
+      "ENV",
+      "COPY",
+      "RUN",
+      "USER",
+      "CMD",
+      "EXPOSE",
+      "LABEL",
+      "HEALTHCHECK",
+      "STOPSIGNAL",
+    ]);
+    const unsupported = stages
+      .flatMap((stage) => stage.instructions)
+      .filter(
+        ({ keyword, args }) =>
+          !supported.has(keyword) ||
+          (keyword === "ENV" && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(args)) ||
+          (keyword === "COPY" && /[*?[]/.test(args)) ||
+          (keyword === "RUN" && /^(--\S+\s+)*\[/.test(args)),
+      )
+      .map(({ keyword, args, line }) => `line ${line}: ${keyword} ${args}`);
+    expect(unsupported).toEqual([]);
+  });
+
+  it("runs as a non-root user", () => {
+    const users = lineage(runtime).flatMap((stage) => all(stage, "USER"));
+    const user = users[0]?.args.split(":")[0];
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^(root|0)$/);
+    const cmd = defined(all(runtime, "CMD").at(-1), "CMD");
+    expect(defined(users[0], "USER").line).toBeLessThan(cmd.line);
+  });
+
+  it("starts the api with node apps/api/dist/main.js in production mode", () => {
+    const cmd = defined(all(runtime, "CMD").at(-1), "CMD");
+    expect(JSON.parse(cmd.args)).toEqual(["node", "apps/api/dist/main.js"]);
+    // The same file the api package calls its entry point.
+    expect(path.posix.join("apps/api", defined(readJson<PackageJson>("apps/api/package.json").main, "main"))).toBe(
+      "apps/api/dist/main.js",
+    );
+    const env = lineage(runtime).flatMap((stage) => all(stage, "ENV").map((e) => e.args));
+    expect(env.join(" ")).toMatch(/(^|\s)NODE_ENV=production(\s|$)/);
+    expect(all(runtime, "EXPOSE").map((e) => e.args)).toContain("3000");
+  });
+
+  it("installs the pnpm version that package.json pins, from the frozen lockfile, and builds with pnpm build", () => {
+    const pinned = readJson<PackageJson>("package.json").packageManager;
+    expect(pinned).toMatch(/^pnpm@\d+\.\d+\.\d+$/);
+    const commands = stages.flatMap(runs);
+    expect(commands).toContain(`npm install -g ${pinned}`);
+    expect(stages[0]?.from).toMatch(/^node:20-bookworm-slim$/);
+    const installs = commands.filter((c) => c.startsWith("pnpm install"));
+    expect(installs.length).toBeGreaterThan(0);
+    for (const install of installs) expect(install).toContain("--frozen-lockfile");
+    expect(commands).toContain("pnpm build");
+  });
+
+  it("copies every workspace manifest and the lockfile before each install", () => {
+    const manifests = ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".npmrc"];
+    for (const dir of workspacePackageDirs()) manifests.push(`${dir}/package.json`);
+    const installing = stages.filter((stage) => runs(stage).some((command) => command.startsWith("pnpm install")));
+    expect(installing.length).toBeGreaterThan(0);
+    for (const stage of installing) {
+      const copied: string[] = [];
+      copying: for (const s of lineage(stage).reverse()) {
+        for (const instruction of s.instructions) {
+          if (instruction.keyword === "RUN" && instruction.args.includes("pnpm install")) break copying;
+          if (instruction.keyword === "COPY") copied.push(...copiedPaths(copyInstruction(instruction)));
+        }
+      }
+      expect({ stage: stage.name, copied }).toEqual({ stage: stage.name, copied: expect.arrayContaining(manifests) });
+    }
+  });
+
+  it("copies only paths that the build context holds or that the build produces", () => {
+    const files = contextFiles();
+    const missing: string[] = [];
+    for (const stage of stages) {
+      for (const copy of all(stage, "COPY").map(copyInstruction)) {
+        for (const source of copy.sources) {
+          if (!copy.from) {
+            if (!inContext(files, source)) missing.push(`line ${copy.line}: ${source}`);
+            continue;
+          }
+          const origin = byName.get(copy.from);
+          if (!origin) {
+            missing.push(`line ${copy.line}: no stage ${copy.from}`);
+            continue;
+          }
+          const relative = path.posix.relative(workdir(origin), source);
+          if (relative === "") continue; // the stage's whole WORKDIR
+          const distOf = /^(.+)\/dist$/.exec(relative)?.[1];
+          if (distOf) {
+            // Built by `pnpm build`: the package must have a build script that writes there.
+            const pkg = readJson<PackageJson>(`${distOf}/package.json`);
+            if (!pkg.scripts?.build) missing.push(`line ${copy.line}: ${relative} (no build script)`);
+          } else if (!inContext(files, relative)) {
+            missing.push(`line ${copy.line}: ${relative}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("ships what the migrate and seed services run: prisma/, prisma.config.ts and the seed CLI", () => {
+    const shipped = all(runtime, "COPY")
+      .map(copyInstruction)
+      .flatMap((copy) => copy.sources.map((source) => path.posix.relative("/app", source)));
+    expect(shipped).toEqual(
+      expect.arrayContaining(["prisma", "packages/db/prisma.config.ts", "packages/db/dist", "apps/seed/dist"]),
+    );
+  });
+});

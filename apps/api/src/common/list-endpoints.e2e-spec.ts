@@ -1,6 +1,6 @@
 import request from "supertest";
-import { contractFixture, EMPTY_TEAM, RUNNERS, TOKENS } from "../testing/contract-fixture";
 import { expectProblem, parseLinks } from "../testing/contract-assertions";
+import { contractFixture, EMPTY_TEAM, RUNNERS, TOKENS } from "../testing/contract-fixture";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
 
 /**
@@ -106,7 +106,10 @@ describe.each(backends)("list endpoints on %s", (backend) => {
     it("gives total_pages 0, X-Total-Count 0 and no last link for a team without items", async () => {
       const response = await request(e2e.server).get(path).set(bearer(emptyTeamToken));
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ guides: [], meta: { pagination: { current_page: 1, per_page: 100, total_pages: 0 } } });
+      expect(response.body).toEqual({
+        guides: [],
+        meta: { pagination: { current_page: 1, per_page: 100, total_pages: 0 } },
+      });
       expect(response.headers["x-total-count"]).toBe("0");
       expect(parseLinks(response.headers.link)).toEqual({ first: `${path}?page=1&per_page=100` });
     });
@@ -198,7 +201,9 @@ describe.each(backends)("list endpoints on %s", (backend) => {
     it("names the bounds in a 400's detail", async () => {
       const response = await request(e2e.server).get(`${path}?per_page=500`).set(bearer(TOKENS.runner));
       expect(response.body.detail).toBe("per_page must be an integer between 1 and 100");
-      expect(response.body.errors).toEqual([{ parameter: "per_page", message: "must be an integer between 1 and 100" }]);
+      expect(response.body.errors).toEqual([
+        { parameter: "per_page", message: "must be an integer between 1 and 100" },
+      ]);
     });
 
     it("reads 007 as 7 and ignores unknown parameters", async () => {

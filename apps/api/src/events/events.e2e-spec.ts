@@ -11,7 +11,9 @@ const fixture = contractFixture();
 /** The contract's order, computed independently of the SQL: scheduled_at desc, then id asc. */
 function contractOrder(events: FixtureEvent[]): string[] {
   return [...events]
-    .sort((a, b) => (a.scheduled_at === b.scheduled_at ? (a.id < b.id ? -1 : 1) : a.scheduled_at < b.scheduled_at ? 1 : -1))
+    .sort((a, b) =>
+      a.scheduled_at === b.scheduled_at ? (a.id < b.id ? -1 : 1) : a.scheduled_at < b.scheduled_at ? 1 : -1,
+    )
     .map((e) => e.id);
 }
 

@@ -80,7 +80,14 @@ export function contractFixture(): FixtureFile {
         cover_image_url: null,
       },
       { id: "acc_coach", slug: "coach", name: "Coach", partner: false, profile_image_url: null, cover_image_url: null },
-      { id: "acc_alp", slug: "alpinist", name: "Alpinist", partner: false, profile_image_url: null, cover_image_url: null },
+      {
+        id: "acc_alp",
+        slug: "alpinist",
+        name: "Alpinist",
+        partner: false,
+        profile_image_url: null,
+        cover_image_url: null,
+      },
     ],
     teams: [
       { id: RUNNERS, name: "Runners" },

@@ -1,0 +1,96 @@
+import { Client } from "pg";
+import { createDatabase, type Database, readSnapshot } from "./client";
+import { isDatabaseUnavailableError } from "./errors";
+import { listMigrations, migrationState } from "./migrations";
+import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from "./testing";
+
+describe("database package on a real PostgreSQL", () => {
+  let testDb: TestDatabase;
+  let db: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase("db_client");
+    db = createDatabase({ url: testDb.url, poolMax: 4 });
+    await db.prisma.team.create({ data: { id: "t1", name: "Team" } });
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it("readSnapshot sees one snapshot even when another connection commits in between", async () => {
+    const writer = new Client({ connectionString: testDb.url });
+    await writer.connect();
+    try {
+      const [before, after, outside] = await readSnapshot(db.prisma, async (tx) => {
+        const first = await tx.team.count();
+        await writer.query("INSERT INTO teams (id, name) VALUES ('t2', 'Other')");
+        const second = await tx.team.count();
+        return [first, second, Number((await writer.query("SELECT count(*) FROM teams")).rows[0].count)];
+      });
+      expect(outside).toBe(before + 1);
+      expect(after).toBe(before);
+      expect(await db.prisma.team.count()).toBe(before + 1);
+    } finally {
+      await writer.end();
+    }
+  });
+
+  it("migrationState reports nothing pending on a migrated database", async () => {
+    expect(await migrationState(db.pool)).toEqual({ pending: [], failed: [] });
+  });
+
+  it("migrationState reports every shipped migration on an empty database", async () => {
+    const empty = await createEmptyTestDatabase("db_empty");
+    const emptyDb = createDatabase({ url: empty.url, poolMax: 1 });
+    try {
+      expect(await migrationState(emptyDb.pool)).toEqual({ pending: listMigrations(), failed: [] });
+    } finally {
+      await emptyDb.close();
+      await empty.drop();
+    }
+  });
+
+  it("rejects what the CHECK constraints forbid, whoever writes it", async () => {
+    await db.prisma.account.create({
+      data: { id: "a1", slug: "a1", name: "A", partner: false },
+    });
+    const event = {
+      id: "e1",
+      teamId: "t1",
+      accountId: "a1",
+      slug: "e1",
+      name: "E",
+      durationSeconds: 1,
+      scheduledAt: new Date(),
+      offerReplayPurchase: false,
+      priceInCents: 100,
+      currency: "USD",
+    };
+    await expect(db.prisma.event.create({ data: { ...event, priceInCents: -1 } })).rejects.toThrow();
+    await expect(db.prisma.event.create({ data: { ...event, currency: "usd" } })).rejects.toThrow();
+    await expect(db.prisma.event.create({ data: { ...event, durationSeconds: -5 } })).rejects.toThrow();
+    await expect(db.prisma.event.create({ data: event })).resolves.toMatchObject({ id: "e1" });
+  });
+
+  it("orders ids byte-wise (C collation) whatever the server's locale", async () => {
+    await db.prisma.team.createMany({ data: ["b", "B", "a_2", "a-1", "a10"].map((id) => ({ id, name: id })) });
+    const ids = (await db.prisma.team.findMany({ orderBy: { id: "asc" }, select: { id: true } })).map((t) => t.id);
+    expect(ids).toEqual([...ids].sort());
+  });
+
+  it("fails fast with a connection error when the server cannot be reached", async () => {
+    const unreachable = createDatabase({ url: "postgresql://postgres@127.0.0.1:1/none", connectTimeoutMs: 500 });
+    try {
+      const error = await unreachable.prisma.team.count().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      // the api turns exactly these into 503s
+      expect(isDatabaseUnavailableError(error)).toBe(true);
+    } finally {
+      await unreachable.close();
+    }
+  });
+});

@@ -1,0 +1,37 @@
+import { isDatabaseUnavailableError } from "./errors";
+
+describe(isDatabaseUnavailableError.name, () => {
+  it.each([
+    ["a refused connection", Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })],
+    ["a connect timeout", new Error("timeout exceeded when trying to connect")],
+    ["a dropped connection", new Error("Connection terminated unexpectedly")],
+    ["a server shutting down (57P01)", Object.assign(new Error("terminating connection"), { code: "57P01" })],
+    ["Prisma's P1001", Object.assign(new Error("Can't reach database server"), { code: "P1001" })],
+    [
+      "a wrapped driver error",
+      new Error("query failed", { cause: Object.assign(new Error("x"), { code: "ECONNRESET" }) }),
+    ],
+    [
+      "a Prisma driver-adapter error",
+      Object.assign(new Error("adapter"), { meta: { driverAdapterError: new Error("Connection terminated") } }),
+    ],
+  ])("is true for %s", (_name, error) => {
+    expect(isDatabaseUnavailableError(error)).toBe(true);
+  });
+
+  it.each([
+    ["a syntax error", Object.assign(new Error('syntax error at or near "SELEC"'), { code: "42601" })],
+    ["a unique violation", Object.assign(new Error("duplicate key"), { code: "23505" })],
+    ["a plain bug", new TypeError("cannot read properties of undefined")],
+    ["a string", "ECONNREFUSED"],
+    ["null", null],
+  ])("is false for %s", (_name, error) => {
+    expect(isDatabaseUnavailableError(error)).toBe(false);
+  });
+
+  it("stops on a cyclic cause chain", () => {
+    const error: Error & { cause?: unknown } = new Error("loop");
+    error.cause = error;
+    expect(isDatabaseUnavailableError(error)).toBe(false);
+  });
+});

@@ -22,6 +22,11 @@ const timestamp = z.string({ error: "must be a string" }).refine(isTimestamp, {
 
 const httpUrl = z.string({ error: "must be a string" }).refine(
   (value) => {
+    // The WHATWG parser forgives surrounding spaces and "https:host" without slashes, but the value
+    // is served as stored, so it must already be a clean absolute URL.
+    if (!/^https?:\/\/[^\s\p{Cc}]+$/iu.test(value)) {
+      return false;
+    }
     try {
       const url = new URL(value);
       return url.protocol === "https:" || url.protocol === "http:";
@@ -126,9 +131,7 @@ export interface FixtureIssue {
   message: string;
 }
 
-export type FixtureValidation =
-  | { ok: true; fixture: FixtureFile }
-  | { ok: false; issues: FixtureIssue[] };
+export type FixtureValidation = { ok: true; fixture: FixtureFile } | { ok: false; issues: FixtureIssue[] };
 
 export function formatJsonPath(path: ReadonlyArray<PropertyKey>): string {
   let out = "";
@@ -137,9 +140,7 @@ export function formatJsonPath(path: ReadonlyArray<PropertyKey>): string {
       out += `[${key}]`;
     } else {
       const name = String(key);
-      out += /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)
-        ? `${out ? "." : ""}${name}`
-        : `[${JSON.stringify(name)}]`;
+      out += /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `${out ? "." : ""}${name}` : `[${JSON.stringify(name)}]`;
     }
   }
   return out || "$";
@@ -151,13 +152,17 @@ export function formatJsonPath(path: ReadonlyArray<PropertyKey>): string {
  * name rows that are already in the database.
  */
 export function validateFixture(input: unknown): FixtureValidation {
-  const parsed = FixtureFileSchema.safeParse(input);
+  const parsed = FixtureFileSchema.safeParse(input, { reportInput: true });
   if (!parsed.success) {
     return {
       ok: false,
       issues: parsed.error.issues.map((issue) => ({
         path: formatJsonPath(issue.path),
-        message: issue.message,
+        // A missing key fails its type check ("must be a string"), which would misstate the fix.
+        message:
+          issue.code === "invalid_type" && issue.input === undefined && issue.path.length > 0
+            ? "is required"
+            : issue.message,
       })),
     };
   }

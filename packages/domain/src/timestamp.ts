@@ -7,8 +7,13 @@ export function formatTimestamp(date: Date): Timestamp {
   if (Number.isNaN(date.getTime())) {
     throw new RangeError("cannot format an invalid Date");
   }
+  const iso = date.toISOString();
+  // Years outside 0000-9999 come out as "+010000-..." and slicing would emit a malformed value.
+  if (iso.length !== 24) {
+    throw new RangeError(`${iso} is outside the years 0000-9999 that a timestamp can express`);
+  }
   // Truncates to the second: a stored fraction never reaches the wire.
-  return `${date.toISOString().slice(0, 19)}Z`;
+  return `${iso.slice(0, 19)}Z`;
 }
 
 export function formatNullableTimestamp(date: Date | null): Timestamp | null {

@@ -7,7 +7,9 @@ import { NotAcceptableException } from "./problems";
 export class AcceptJsonGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
-    if (request.accepts(["application/json", "application/problem+json"]) === false) {
+    // The body of a success is application/json: an Accept that only names
+    // application/problem+json (or anything else) cannot be satisfied by it.
+    if (request.accepts("application/json") === false) {
       throw new NotAcceptableException();
     }
     return true;

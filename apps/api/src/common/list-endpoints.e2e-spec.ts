@@ -153,7 +153,7 @@ describe.each(backends)("list endpoints on %s", (backend) => {
       },
     );
 
-    it.each(["text/html", "application/xml", "application/json;q=0, text/plain"])(
+    it.each(["text/html", "application/xml", "application/json;q=0, text/plain", "application/problem+json"])(
       "answers Accept: %s with 406",
       async (accept) => {
         const response = await request(e2e.server).get(path).set(bearer(TOKENS.runner)).set("Accept", accept);

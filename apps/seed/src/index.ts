@@ -1,0 +1,11 @@
+export { DEMO_CLIENT_ID, DEMO_NOW, DEMO_TOKENS, type DemoToken, demoFixture } from "./demo";
+export { FixtureValidationError } from "./errors";
+export {
+  DEFAULT_BATCH_SIZE,
+  type FixtureCollection,
+  type LoadCounts,
+  type LoadOptions,
+  loadFixture,
+} from "./loader";
+export { parseFixtureText, readFixtureFile } from "./read-fixture";
+export { hashToken } from "./token-hash";

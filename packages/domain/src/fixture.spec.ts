@@ -1,0 +1,288 @@
+import { type FixtureFile, type FixtureIssue, formatJsonPath, validateFixture } from "./fixture";
+
+/** The example of the contract, section 8. */
+function contractExample(): FixtureFile {
+  return {
+    accounts: [
+      { id: "acc_1", slug: "jane", name: "Jane", partner: true, profile_image_url: null, cover_image_url: null },
+    ],
+    teams: [{ id: "team_1", name: "Runners" }],
+    users: [{ id: "user_1", name: "Sam", team_id: "team_1" }],
+    access_tokens: [
+      { token: "plaintext-secret", user_id: "user_1", client_id: "demo-client", expires_at: null, revoked: false },
+    ],
+    events: [
+      {
+        id: "ev_1",
+        team_id: "team_1",
+        account_id: "acc_1",
+        slug: "spring-run",
+        name: "Spring run",
+        description: null,
+        cover_url: null,
+        duration_seconds: 3600,
+        scheduled_at: "2026-03-01T18:30:00Z",
+        live_at: null,
+        completed_at: null,
+        canceled_at: null,
+        offer_replay_purchase: false,
+        price: { value_in_cents: 1999, currency: "USD" },
+      },
+    ],
+    guides: [
+      {
+        id: "gd_1",
+        team_id: "team_1",
+        account_id: "acc_1",
+        slug: "first-5k",
+        name: "Your first 5k",
+        description: "…",
+        cover_url: null,
+        published_at: "2026-02-01T09:00:00Z",
+        price: { value_in_cents: 0, currency: "EUR" },
+      },
+    ],
+  } satisfies FixtureFile;
+}
+
+/** Validates the contract example after `change` and returns the issues (none: empty list). */
+function issuesAfter(change: (fixture: Record<string, Array<Record<string, unknown>>>) => void): FixtureIssue[] {
+  const fixture = contractExample() as unknown as Record<string, Array<Record<string, unknown>>>;
+  change(fixture);
+  const result = validateFixture(fixture);
+  return result.ok ? [] : result.issues;
+}
+
+const first = (fixture: Record<string, Array<Record<string, unknown>>>, collection: string) => {
+  const item = fixture[collection]?.[0];
+  if (item === undefined) throw new Error(`no ${collection}[0]`);
+  return item;
+};
+
+describe(validateFixture.name, () => {
+  it("accepts the contract's example and returns it", () => {
+    expect(validateFixture(contractExample())).toEqual({ ok: true, fixture: contractExample() });
+  });
+
+  it("accepts empty collections and a user without a team", () => {
+    const fixture: FixtureFile = {
+      accounts: [],
+      teams: [],
+      users: [{ id: "u", name: "Noor", team_id: null }],
+      access_tokens: [],
+      events: [],
+      guides: [],
+    };
+    expect(validateFixture(fixture).ok).toBe(true);
+  });
+
+  it("names values of the wrong type by path", () => {
+    expect(
+      issuesAfter((f) => {
+        first(f, "accounts").partner = "yes";
+        first(f, "events").duration_seconds = "3600";
+        first(f, "events").live_at = 0;
+        first(f, "guides").name = 5;
+      }),
+    ).toEqual([
+      { path: "accounts[0].partner", message: "must be a boolean" },
+      { path: "events[0].duration_seconds", message: "must be a number" },
+      { path: "events[0].live_at", message: "must be a string" },
+      { path: "guides[0].name", message: "must be a string" },
+    ]);
+  });
+
+  it.each([
+    ["ABC", "an unknown code"],
+    ["usd", "a lower-case code"],
+    ["US", "a short code"],
+    ["", "an empty code"],
+  ])("rejects the currency %j (%s)", (currency) => {
+    expect(
+      issuesAfter((f) => {
+        (first(f, "events").price as Record<string, unknown>).currency = currency;
+      }),
+    ).toEqual([
+      {
+        path: "events[0].price.currency",
+        message: "must be an upper-case ISO 4217 currency code such as USD, EUR or JPY",
+      },
+    ]);
+  });
+
+  it.each([
+    "2026-03-01T18:30:00.000Z",
+    "2026-03-01T18:30:00+01:00",
+    "2026-03-01T18:30:00",
+    "2026-03-01 18:30:00Z",
+    "2026-03-01",
+    "2026-02-30T18:30:00Z",
+    "2026-03-01T24:00:00Z",
+  ])("rejects the timestamp %j", (timestamp) => {
+    expect(
+      issuesAfter((f) => {
+        first(f, "events").scheduled_at = timestamp;
+        first(f, "access_tokens").expires_at = timestamp;
+      }),
+    ).toEqual([
+      { path: "access_tokens[0].expires_at", message: "must be a UTC timestamp of the form YYYY-MM-DDTHH:MM:SSZ" },
+      { path: "events[0].scheduled_at", message: "must be a UTC timestamp of the form YYYY-MM-DDTHH:MM:SSZ" },
+    ]);
+  });
+
+  it("rejects negative, fractional and out-of-range amounts", () => {
+    expect(
+      issuesAfter((f) => {
+        (first(f, "events").price as Record<string, unknown>).value_in_cents = -1;
+        (first(f, "guides").price as Record<string, unknown>).value_in_cents = 19.99;
+        first(f, "events").duration_seconds = 2 ** 31;
+      }),
+    ).toEqual([
+      { path: "events[0].duration_seconds", message: "must be <= 2147483647" },
+      { path: "events[0].price.value_in_cents", message: "must be >= 0" },
+      { path: "guides[0].price.value_in_cents", message: "must be an integer" },
+    ]);
+  });
+
+  it("says a missing key is required, also a nullable one and a whole collection", () => {
+    expect(
+      issuesAfter((f) => {
+        delete first(f, "events").name;
+        delete first(f, "users").team_id;
+        delete f.guides;
+      }),
+    ).toEqual([
+      { path: "users[0].team_id", message: "is required" },
+      { path: "events[0].name", message: "is required" },
+      { path: "guides", message: "is required" },
+    ]);
+  });
+
+  it("rejects extra keys, naming them", () => {
+    const issues = issuesAfter((f) => {
+      first(f, "events").colour = "red";
+      (f as Record<string, unknown>).extras = [];
+    });
+    expect(issues).toEqual([
+      { path: "events[0]", message: expect.stringContaining('"colour"') },
+      { path: "$", message: expect.stringContaining('"extras"') },
+    ]);
+  });
+
+  it("limits ids to 1..64 characters", () => {
+    expect(
+      issuesAfter((f) => {
+        first(f, "teams").id = "t".repeat(64);
+      }),
+    ).toEqual([]);
+    expect(
+      issuesAfter((f) => {
+        first(f, "events").id = "e".repeat(65);
+        first(f, "users").id = "";
+      }),
+    ).toEqual([
+      { path: "users[0].id", message: "must be a non-empty string" },
+      { path: "events[0].id", message: "must be at most 64 characters" },
+    ]);
+  });
+
+  it.each([
+    ["https://images.example.com/a.jpg", true],
+    ["http://images.example.com/a.jpg", true],
+    ["ftp://images.example.com/a.jpg", false],
+    ["/images/a.jpg", false],
+    ["images.example.com/a.jpg", false],
+    ["https:images.example.com/a.jpg", false],
+    [" https://images.example.com/a.jpg", false],
+    ["https://images.example.com/a b.jpg", false],
+    ["javascript:alert(1)", false],
+    ["https://", false],
+  ])("checks the URL %j (valid: %p)", (url, valid) => {
+    const issues = issuesAfter((f) => {
+      first(f, "accounts").profile_image_url = url;
+      first(f, "events").cover_url = url;
+    });
+    const message = "must be an absolute http:// or https:// URL";
+    expect(issues).toEqual(
+      valid
+        ? []
+        : [
+            { path: "accounts[0].profile_image_url", message },
+            { path: "events[0].cover_url", message },
+          ],
+    );
+  });
+
+  it("finds duplicate ids, account slugs and tokens, pointing at the later entry", () => {
+    expect(
+      issuesAfter((f) => {
+        f.accounts?.push({ ...first(f, "accounts") });
+        f.teams?.push({ ...first(f, "teams") });
+        f.access_tokens?.push({ ...first(f, "access_tokens"), user_id: "user_1" });
+        f.events?.push({ ...first(f, "events"), slug: "other" });
+      }),
+    ).toEqual([
+      { path: "accounts[1].id", message: "id is already used by accounts[0]" },
+      { path: "accounts[1].slug", message: "slug is already used by accounts[0]" },
+      { path: "teams[1].id", message: "id is already used by teams[0]" },
+      { path: "access_tokens[1].token", message: "token is already used by access_tokens[0]" },
+      { path: "events[1].id", message: "id is already used by events[0]" },
+    ]);
+  });
+
+  it("allows the same event or guide slug in two teams but not twice in one", () => {
+    expect(
+      issuesAfter((f) => {
+        f.teams?.push({ id: "team_2", name: "Climbers" });
+        f.events?.push({ ...first(f, "events"), id: "ev_2", team_id: "team_2" });
+        f.guides?.push({ ...first(f, "guides"), id: "gd_2", team_id: "team_2" });
+      }),
+    ).toEqual([]);
+    expect(
+      issuesAfter((f) => {
+        f.events?.push({ ...first(f, "events"), id: "ev_2" });
+        f.guides?.push({ ...first(f, "guides"), id: "gd_2" });
+      }),
+    ).toEqual([
+      { path: "events[1].slug", message: "slug (within its team) is already used by events[0]" },
+      { path: "guides[1].slug", message: "slug (within its team) is already used by guides[0]" },
+    ]);
+  });
+
+  it("only accepts tokens that fit an Authorization: Bearer header", () => {
+    const withToken = (token: string) =>
+      issuesAfter((f) => {
+        first(f, "access_tokens").token = token;
+      });
+    expect(withToken("abc-DEF._~+/123==")).toEqual([]);
+    for (const token of ["has space", "", "é", "a=b"]) {
+      const issues = withToken(token);
+      expect(issues.map((issue) => issue.path)).toEqual(["access_tokens[0].token"]);
+    }
+  });
+
+  it.each([[[]], [null], ["text"], [42]])("rejects a file that is not an object (%j) at path $", (input) => {
+    const result = validateFixture(input);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.issues.map((issue) => issue.path)).toEqual(["$"]);
+  });
+
+  it("reports every issue of the file at once", () => {
+    const issues = issuesAfter((f) => {
+      for (let i = 0; i < 5; i++) f.events?.push({ ...first(f, "events"), id: `ev_${i + 2}`, slug: `s${i}`, name: "" });
+    });
+    expect(issues.map((issue) => issue.path)).toEqual([1, 2, 3, 4, 5].map((i) => `events[${i}].name`));
+  });
+});
+
+describe(formatJsonPath.name, () => {
+  it.each([
+    [[], "$"],
+    [["events", 3, "price", "currency"], "events[3].price.currency"],
+    [[0, "a"], "[0].a"],
+    [["bad-key"], '["bad-key"]'],
+    [["events", 0, "with space"], 'events[0]["with space"]'],
+  ])("formats %j as %s", (path, expected) => {
+    expect(formatJsonPath(path)).toBe(expected);
+  });
+});

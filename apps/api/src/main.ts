@@ -28,7 +28,7 @@ async function bootstrap(): Promise<void> {
   logger.log(`listening on ${config.host}:${config.port}`);
   if (prepared.embedded !== undefined) {
     process.stdout.write(
-      `\nReady. Try it with a demo token (see README, "Demo data"):\n\n` +
+      `\nReady. Try it with a demo token (more in README.md, "Calling the API"):\n\n` +
         `  curl -H 'Authorization: Bearer ${DEMO_TOKENS.runners.token}' ${base}/v1/me/community/team/events\n\n`,
     );
   }

@@ -25,6 +25,8 @@ const UNAVAILABLE_CODES = new Set([
   "P1001",
   "P1002",
   "P1017",
+  // Prisma: no connection for a transaction within maxWait (the pool is exhausted): overload, retry
+  "P2028",
 ]);
 
 const UNAVAILABLE_MESSAGES = [

@@ -7,6 +7,7 @@ describe(isDatabaseUnavailableError.name, () => {
     ["a dropped connection", new Error("Connection terminated unexpectedly")],
     ["a server shutting down (57P01)", Object.assign(new Error("terminating connection"), { code: "57P01" })],
     ["Prisma's P1001", Object.assign(new Error("Can't reach database server"), { code: "P1001" })],
+    ["an exhausted pool (Prisma P2028)", Object.assign(new Error("Unable to start a transaction"), { code: "P2028" })],
     [
       "a wrapped driver error",
       new Error("query failed", { cause: Object.assign(new Error("x"), { code: "ECONNRESET" }) }),

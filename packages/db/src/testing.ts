@@ -70,15 +70,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated, empty database of its own for one test suite. */
-export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
-  const template = await ensureTemplate();
+/** Creates a uniquely named database (optionally cloned from `template`) and its drop(). */
+async function createNamedDatabase(prefix: string, template?: string): Promise<TestDatabase> {
   const safePrefix = prefix
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
     .slice(0, 30);
   const name = `test_${safePrefix}_${process.pid}_${Date.now().toString(36)}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quote(name)} TEMPLATE ${quote(template)}`));
+  const from = template === undefined ? "" : ` TEMPLATE ${quote(template)}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quote(name)}${from}`));
   return {
     name,
     url: withDatabase(testAdminUrl(), name),
@@ -87,18 +87,12 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
   };
 }
 
+/** A fresh, migrated, empty database of its own for one test suite. */
+export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+  return createNamedDatabase(prefix, await ensureTemplate());
+}
+
 /** A fresh database with no schema at all (for testing migrations themselves). */
-export async function createEmptyTestDatabase(prefix: string): Promise<TestDatabase> {
-  const safePrefix = prefix
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "_")
-    .slice(0, 30);
-  const name = `test_${safePrefix}_${process.pid}_${Date.now().toString(36)}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quote(name)}`));
-  return {
-    name,
-    url: withDatabase(testAdminUrl(), name),
-    drop: () =>
-      withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`)).then(() => undefined),
-  };
+export function createEmptyTestDatabase(prefix: string): Promise<TestDatabase> {
+  return createNamedDatabase(prefix);
 }

@@ -8,4 +8,3 @@ export {
   loadFixture,
 } from "./loader";
 export { parseFixtureText, readFixtureFile } from "./read-fixture";
-export { hashToken } from "./token-hash";

@@ -1,11 +1,10 @@
-import { createDatabase, type Database } from "@community/db";
+import { createDatabase, type Database, hashToken } from "@community/db";
 import { createTestDatabase, type TestDatabase } from "@community/db/testing";
 import type { FixtureFile } from "@community/domain";
 import { DEMO_TOKENS, demoFixture } from "./demo";
 import { FixtureValidationError } from "./errors";
 import { loadFixture } from "./loader";
 import { emptyFixture, event, nth, rowCounts, smallFixture, snapshot, truncateAll } from "./testing/fixtures";
-import { hashToken } from "./token-hash";
 
 /** Runs a load that must fail validation and returns its issues. */
 async function issuesOf(load: Promise<unknown>) {

@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from "@community/db";
+import { hashToken, Prisma, type PrismaClient } from "@community/db";
 import {
   type FixtureAccessToken,
   type FixtureAccount,
@@ -11,7 +11,6 @@ import {
   validateFixture,
 } from "@community/domain";
 import { FixtureValidationError } from "./errors";
-import { hashToken } from "./token-hash";
 
 export type FixtureCollection = keyof FixtureFile;
 

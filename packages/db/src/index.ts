@@ -2,3 +2,4 @@ export * from "./client";
 export * from "./embedded";
 export * from "./errors";
 export * from "./migrations";
+export * from "./token-hash";

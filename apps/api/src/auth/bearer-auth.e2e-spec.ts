@@ -1,4 +1,4 @@
-import { hashToken } from "@community/seed";
+import { hashToken } from "@community/db";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { CLIENT_ID, contractFixture, TOKENS } from "../testing/contract-fixture";

@@ -1,4 +1,4 @@
-import { hashToken } from "@community/seed";
+import { hashToken } from "@community/db";
 import { Injectable } from "@nestjs/common";
 import { PassportStrategy } from "@nestjs/passport";
 import { Strategy } from "passport-http-bearer";

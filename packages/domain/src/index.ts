@@ -3,3 +3,4 @@ export * from "./entities";
 export * from "./fixture";
 export * from "./pagination";
 export * from "./timestamp";
+export * from "./wire-schemas";

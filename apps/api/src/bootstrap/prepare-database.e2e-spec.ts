@@ -8,7 +8,7 @@ import { Logger } from "@nestjs/common";
 import request from "supertest";
 import type { App } from "supertest/types";
 import { createApp } from "../app.factory";
-import { testConfig } from "../testing/e2e-app";
+import { testConfig, watchContract } from "../testing/e2e-app";
 import { prepareDatabase, StartupError } from "./prepare-database";
 
 const logger = new Logger("test");
@@ -59,6 +59,7 @@ describe(prepareDatabase.name, () => {
 
       const app = await createApp(config, first.database, { logger: false });
       await app.init();
+      watchContract(app.getHttpServer());
       const response = await request(app.getHttpServer() as App)
         .get("/v1/me/community/team/events?per_page=5")
         .set("Authorization", `Bearer ${DEMO_TOKENS.runners.token}`);

@@ -199,6 +199,7 @@ function problemResponse(problem: ProblemResponse): Json {
     allOf: [
       ref("schemas", "Problem"),
       {
+        type: "object",
         properties: {
           // The prefix is configurable (PROBLEM_BASE_URL); the last segment is fixed.
           type: { pattern: `/(${problem.types.join("|")})$` },

@@ -9,6 +9,13 @@ import type { INestApplication } from "@nestjs/common";
 import type { App } from "supertest/types";
 import { createApp } from "../app.factory";
 import { type AppConfig, loadConfig } from "../config/config";
+import { assertContractKept, watchContract } from "./contract-recorder";
+
+export { watchContract } from "./contract-recorder";
+
+// Every response of an e2e suite is checked against docs/openapi.json (contract-recorder.ts); a
+// response that contradicts it fails the test during which it was written.
+afterEach(assertContractKept);
 
 export interface E2eApp {
   app: INestApplication;
@@ -38,6 +45,7 @@ async function boot(url: string, poolMax: number, fixture: FixtureFile | undefin
   if (fixture !== undefined) await loadFixture(database.prisma, fixture);
   const app = await createApp(config, database, { logger: false });
   await app.init();
+  watchContract(app.getHttpServer());
   return { app, database, server: app.getHttpServer() as App };
 }
 
@@ -66,6 +74,7 @@ export async function startE2eApp(
         await app.close();
         await database.close();
         await testDb.drop();
+        assertContractKept();
       },
     };
   }
@@ -84,6 +93,7 @@ export async function startE2eApp(
       await database.close();
       await embedded.stop();
       rmSync(dataDir, { recursive: true, force: true });
+      assertContractKept();
     },
   };
 }

@@ -1,0 +1,52 @@
+import { readFileSync } from "node:fs";
+import request from "supertest";
+import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { OPENAPI_FILE } from "./openapi-file";
+
+describe("API documentation", () => {
+  let e2e: E2eApp;
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres");
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it("serves the committed OpenAPI document at /openapi.json as application/json", async () => {
+    const response = await request(e2e.server).get("/openapi.json");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(JSON.parse(response.text)).toEqual(JSON.parse(readFileSync(OPENAPI_FILE, "utf8")));
+  });
+
+  it("serves Swagger UI at /docs with every asset from this origin", async () => {
+    const page = await request(e2e.server).get("/docs");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(assets).toContain("/docs/swagger-ui-bundle.js");
+    for (const asset of assets) {
+      expect(asset).toMatch(/^\/docs\//);
+      expect((await request(e2e.server).get(asset)).status).toBe(200);
+    }
+    expect(page.text).not.toMatch(/<script>/);
+  });
+
+  it("points Swagger UI at /openapi.json with the authorization-code flow and PKCE", async () => {
+    const script = await request(e2e.server).get("/docs/swagger-initializer.js");
+    expect(script.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(script.text).toContain('url: "/openapi.json"');
+    expect(script.text).toContain('"usePkceWithAuthorizationCodeGrant":true');
+    expect(script.text).toContain('"scopes":["community:read"]');
+    expect(script.text).toContain('"/docs/oauth2-redirect.html"');
+    expect((await request(e2e.server).get("/docs/oauth2-redirect.html")).status).toBe(200);
+  });
+
+  it("answers an unknown file under /docs with the 404 problem", async () => {
+    const response = await request(e2e.server).get("/docs/nothing-here.js");
+    expect(response.status).toBe(404);
+    expect(response.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+  });
+});

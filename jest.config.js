@@ -22,6 +22,8 @@ const moduleNameMapper = {
   "^@community/db$": "<rootDir>/../../packages/db/src/index.ts",
   "^@community/db/testing$": "<rootDir>/../../packages/db/src/testing.ts",
   "^@community/seed$": "<rootDir>/../../apps/seed/src/index.ts",
+  "^@community/client$": "<rootDir>/../../packages/client/src/index.ts",
+  "^@community/cli$": "<rootDir>/../../apps/cli/src/index.ts",
 };
 
 const project = (dir) => ({
@@ -34,6 +36,8 @@ const project = (dir) => ({
 });
 
 module.exports = {
-  projects: ["packages/domain", "packages/db", "apps/seed", "apps/api", "test"].map(project),
+  projects: ["packages/domain", "packages/db", "packages/client", "apps/seed", "apps/api", "apps/cli", "test"].map(
+    project,
+  ),
   testTimeout: 60_000,
 };

@@ -33,7 +33,9 @@ ENV CI=true \
 FROM base AS manifests
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY apps/api/package.json apps/api/
+COPY apps/cli/package.json apps/cli/
 COPY apps/seed/package.json apps/seed/
+COPY packages/client/package.json packages/client/
 COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
 

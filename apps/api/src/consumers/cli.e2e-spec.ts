@@ -1,0 +1,73 @@
+import type { AddressInfo } from "node:net";
+import { EXIT, run, TOKEN_ENV } from "@community/cli";
+import type { Event } from "@community/domain";
+import { TOKENS } from "../testing/contract-fixture";
+import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { contractEventOrder, LARGE_TEAM_EVENTS, LARGE_TEAM_TOKEN, largeTeamFixture } from "./large-team-fixture";
+
+const fixture = largeTeamFixture();
+
+describe("@community/cli against the running api", () => {
+  let e2e: E2eApp;
+  let baseUrl: string;
+
+  const cli = async (argv: string[], env: NodeJS.ProcessEnv = {}, tty = false) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await run([...argv, "--base-url", baseUrl], {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => err.push(s), isTTY: tty },
+      env,
+    });
+    return { code, stdout: out.join(""), stderr: err.join("") };
+  };
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres", fixture);
+    await e2e.app.listen(0, "127.0.0.1");
+    baseUrl = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it("writes every event of a large team as CSV with --all, in order, with progress on a terminal", async () => {
+    const result = await cli(["events", "--all", "--format", "csv"], { [TOKEN_ENV]: LARGE_TEAM_TOKEN }, true);
+    expect(result.code).toBe(EXIT.ok);
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^id,slug,name,scheduled_at,/);
+    expect(lines.slice(1).map((line) => line.split(",")[0])).toEqual(
+      contractEventOrder(fixture.events.filter((e) => e.team_id === "team_large")),
+    );
+    expect(result.stderr).toContain(`events: page 13/13 (${LARGE_TEAM_EVENTS}/${LARGE_TEAM_EVENTS})`);
+  });
+
+  it("keeps stderr free of progress when it is not a terminal, and writes the api's items as JSON", async () => {
+    const result = await cli(["events", "--all", "--per-page", "7", "--format", "json", "--token", TOKENS.runner]);
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stderr).toBe("");
+    const events = JSON.parse(result.stdout) as Event[];
+    expect(events).toHaveLength(23);
+    expect(new Set(events.map((e) => e.id)).size).toBe(23);
+  });
+
+  it("shows one page of guides as a table", async () => {
+    const result = await cli(["guides", "--page", "2", "--per-page", "5", "--token", TOKENS.runner]);
+    expect(result.code).toBe(EXIT.ok);
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+PUBLISHED_AT\s+PRICE\s+ACCOUNT_SLUG$/);
+    expect(lines).toHaveLength(6);
+  });
+
+  it("explains a rejected token and a user without a team with their exit codes", async () => {
+    const unauthorized = await cli(["events", "--token", "not-a-token"]);
+    expect(unauthorized.code).toBe(EXIT.unauthorized);
+    expect(unauthorized.stderr).toMatch(/^error: 401 Unauthorized: The access token is not valid\. Check the token/);
+
+    const noTeam = await cli(["guides", "--all"], { [TOKEN_ENV]: TOKENS.noTeam });
+    expect(noTeam.code).toBe(EXIT.notFound);
+    expect(noTeam.stderr).toMatch(/404 Not found: The authenticated user is not a member of a community team/);
+    expect(noTeam.stdout).toBe("");
+  });
+});

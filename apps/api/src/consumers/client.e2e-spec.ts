@@ -1,0 +1,96 @@
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { createClient, type ListPage, NetworkError, NotFoundError, UnauthorizedError } from "@community/client";
+import type { Event, Guide } from "@community/domain";
+import { RUNNERS, TOKENS } from "../testing/contract-fixture";
+import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { contractEventOrder, LARGE_TEAM_EVENTS, LARGE_TEAM_TOKEN, largeTeamFixture } from "./large-team-fixture";
+
+const fixture = largeTeamFixture();
+
+describe("@community/client against the running api", () => {
+  let e2e: E2eApp;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres", fixture);
+    await e2e.app.listen(0, "127.0.0.1");
+    baseUrl = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it(`walks a team of ${LARGE_TEAM_EVENTS} events: every event exactly once, in the contract's order`, async () => {
+    const client = createClient({ baseUrl, token: LARGE_TEAM_TOKEN });
+    const pages: number[] = [];
+    const ids: string[] = [];
+    for await (const event of client.events.all({ onPage: (page) => pages.push(page.pagination.current_page) })) {
+      ids.push(event.id);
+    }
+    const expected = contractEventOrder(fixture.events.filter((e) => e.team_id === "team_large"));
+    expect(expected).toHaveLength(LARGE_TEAM_EVENTS);
+    expect(ids).toEqual(expected);
+    expect(pages).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+  });
+
+  it("walks the guides with a small page size in the contract's order (drafts first)", async () => {
+    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const guides: Guide[] = [];
+    for await (const guide of client.guides.all({ perPage: 5 })) guides.push(guide);
+    const expected = fixture.guides
+      .filter((g) => g.team_id === RUNNERS)
+      .sort((a, b) => {
+        if (a.published_at !== b.published_at) {
+          if (a.published_at === null) return -1;
+          if (b.published_at === null) return 1;
+          return a.published_at < b.published_at ? 1 : -1;
+        }
+        return a.id < b.id ? -1 : 1;
+      })
+      .map((g) => g.id);
+    expect(guides.map((g) => g.id)).toEqual(expected);
+  });
+
+  it("lists one page with its pagination, total and links, then revalidates it with If-None-Match", async () => {
+    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const page = (await client.listEvents({ page: 2, perPage: 10 })) as ListPage<Event>;
+    expect(page.notModified).toBe(false);
+    expect(page.items).toHaveLength(10);
+    expect(page.pagination).toEqual({ current_page: 2, per_page: 10, total_pages: 3 });
+    expect(page.totalCount).toBe(23);
+    expect(page.links.next).toBe(`${baseUrl}/v1/me/community/team/events?page=3&per_page=10`);
+    expect(page.etag).toBeDefined();
+
+    expect(await client.listEvents({ page: 2, perPage: 10, ifNoneMatch: page.etag })).toEqual({
+      notModified: true,
+      etag: page.etag,
+    });
+    expect((await client.listEvents({ page: 1, perPage: 10, ifNoneMatch: page.etag })).notModified).toBe(false);
+  });
+
+  it("throws typed errors that carry the problem", async () => {
+    const unknown = createClient({ baseUrl, token: "not-a-token" });
+    const unauthorized = await unknown.listGuides().catch((e: unknown) => e);
+    expect(unauthorized).toBeInstanceOf(UnauthorizedError);
+    expect((unauthorized as UnauthorizedError).problem?.type).toMatch(/\/unauthorized$/);
+
+    const noTeam = await createClient({ baseUrl, token: TOKENS.noTeam })
+      .listEvents()
+      .catch((e: unknown) => e);
+    expect(noTeam).toBeInstanceOf(NotFoundError);
+    expect((noTeam as NotFoundError).problem?.type).toMatch(/\/no-community-team$/);
+  });
+
+  it("reports a closed port as a network error", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await createClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKENS.runner })
+      .listEvents()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+  });
+});

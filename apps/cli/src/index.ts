@@ -1,0 +1,4 @@
+export * from "./columns";
+export * from "./exit-codes";
+export * from "./format";
+export * from "./run";

@@ -80,8 +80,10 @@ export function apiError(status: number, problem: Problem | undefined, url: stri
 
 function describeCause(cause: unknown): string {
   if (cause instanceof Error) {
-    const code = (cause.cause as { code?: string } | undefined)?.code;
-    return code ? `${cause.message} (${code})` : cause.message;
+    // undici's "fetch failed" keeps the reason (ECONNREFUSED, bad port, ...) one level down.
+    const inner = cause.cause as { code?: string; message?: string } | undefined;
+    const reason = inner?.code ?? inner?.message;
+    return reason ? `${cause.message} (${reason})` : cause.message;
   }
   return String(cause);
 }

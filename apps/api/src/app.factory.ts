@@ -5,6 +5,7 @@ import { NestFactory } from "@nestjs/core";
 import type { NestExpressApplication } from "@nestjs/platform-express";
 import { AppModule } from "./app.module";
 import type { AppConfig } from "./config/config";
+import { mountAuthorizationServer } from "./oauth/mount-authorization-server";
 
 /** Builds the HTTP application; shared by main.ts and the end-to-end tests. */
 export async function createApp(
@@ -19,5 +20,6 @@ export async function createApp(
   app.disable("x-powered-by");
   // ETags are computed per representation in sendListPage, not by Express.
   app.set("etag", false);
+  if (config.oauth.builtIn !== undefined) await mountAuthorizationServer(app, config, database);
   return app;
 }

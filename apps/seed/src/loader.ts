@@ -405,9 +405,7 @@ function setPasswords(batch: readonly PasswordChange[]): Prisma.Sql {
 
 function upsertOAuthClients(batch: readonly HashedClient[]): Prisma.Sql {
   // redirect_uris is an array per row, which unnest() would flatten: one VALUES row per client.
-  const rows = batch.map(
-    (c) => Prisma.sql`(${c.client_id}, ${c.name}, ${c.secretHash}, ${c.redirect_uris}::text[])`,
-  );
+  const rows = batch.map((c) => Prisma.sql`(${c.client_id}, ${c.name}, ${c.secretHash}, ${c.redirect_uris}::text[])`);
   return Prisma.sql`
     INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris)
     VALUES ${Prisma.join(rows)}

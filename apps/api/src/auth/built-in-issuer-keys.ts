@@ -1,8 +1,8 @@
 import type { Database } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
-import type { JWTVerifyGetKey } from "jose" with { "resolution-mode": "import" };
 import { DATABASE } from "../database/database.tokens";
 import { readPublicSigningKeys } from "../oauth/oauth-keys";
+import type { JWTVerifyGetKey } from "./jose";
 import { loadJose } from "./jose";
 
 /** At most one reload of the keys per this interval, however many unknown `kid`s arrive. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from "@nestjs/common";
-import type { JWTPayload, JWTVerifyGetKey } from "jose" with { "resolution-mode": "import" };
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { BuiltInIssuerKeys } from "./built-in-issuer-keys";
+import type { JWTPayload, JWTVerifyGetKey } from "./jose";
 import { loadJose } from "./jose";
 import { discoverJwksUri } from "./jwks-discovery";
 

@@ -1,8 +1,9 @@
 import { type Database, verifySecret } from "@community/db";
-import type { Configuration, default as Provider } from "oidc-provider" with { "resolution-mode": "import" };
 import { READ_SCOPE } from "../auth/scopes";
 import type { AppConfig, OAuthConfig } from "../config/config";
+import { errorPage } from "./interaction-pages";
 import { loadOrCreateKeys, SIGNING_ALGORITHM } from "./oauth-keys";
+import type { Configuration, Provider } from "./oidc-provider.types";
 import { prismaAdapterFactory } from "./prisma-adapter";
 
 /** Path prefix of every route of the authorization server (issuer = PUBLIC_URL + this). */
@@ -71,6 +72,11 @@ export async function createAuthorizationServer(config: AppConfig, database: Dat
       authorizationSigningAlgValues: [SIGNING_ALGORITHM],
     },
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
+    // The same minimal page as the login form, instead of the default one that loads web fonts.
+    renderError: (ctx, out) => {
+      ctx.type = "html";
+      ctx.body = errorPage(`${out.error}: ${out.error_description ?? ""}`);
+    },
   };
 
   const provider = new ProviderClass(builtIn.issuer, configuration);

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import { type Database, verifySecret } from "@community/db";
 import type { Application, Request, Response } from "express";
-import type { default as Provider } from "oidc-provider" with { "resolution-mode": "import" };
 import { OAUTH_PREFIX } from "./authorization-server";
 import { callbackPage, consentPage, errorPage, loginPage } from "./interaction-pages";
+import type { Provider } from "./oidc-provider.types";
 
 const FORM_LIMIT_BYTES = 8 * 1024;
 

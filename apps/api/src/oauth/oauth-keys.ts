@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "@community/db";
-import type { JWK } from "jose" with { "resolution-mode": "import" };
+import type { JWK } from "../auth/jose";
 import { loadJose } from "../auth/jose";
 
 export interface AuthorizationServerKeys {

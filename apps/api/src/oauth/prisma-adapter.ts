@@ -1,5 +1,5 @@
 import type { Database } from "@community/db";
-import type { Adapter, AdapterPayload, ClientMetadata } from "oidc-provider" with { "resolution-mode": "import" };
+import type { Adapter, AdapterPayload, ClientMetadata } from "./oidc-provider.types";
 
 /**
  * oidc-provider's storage (its Adapter interface) in PostgreSQL: one row per model and id in

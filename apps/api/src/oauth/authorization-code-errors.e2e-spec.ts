@@ -120,12 +120,15 @@ describe("authorization-code flow: refusals", () => {
     const wrong = await discover(`${CONFIDENTIAL_CLIENT.clientSecret}x`);
 
     const refused = await authorize(wrong);
-    const error = await oidc
+    const error: { status?: number; response?: Response } = await oidc
       .authorizationCodeGrant(wrong, refused.callback, {
         pkceCodeVerifier: refused.verifier,
         expectedState: refused.state,
       })
-      .catch((e: unknown) => e as { status?: number; response?: Response });
+      .then(
+        () => ({}),
+        (e: unknown) => e as { status?: number; response?: Response },
+      );
     // A failed client_secret_basic authentication is a 401 with a Basic challenge (RFC 6749 section 5.2).
     expect(error.status).toBe(401);
     expect(await error.response?.json()).toMatchObject({ error: "invalid_client" });

@@ -10,7 +10,7 @@ export interface OAuthE2eApp extends E2eApp {
 }
 
 /** A free loopback port (the issuer URL must be known before the app is built). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);

@@ -144,4 +144,29 @@ describe("an external issuer with OAUTH_JWKS_URI and OAUTH_ALLOW_JWT_TYP", () =>
       await idp.close();
     }
   });
+
+  it("answers 401, not 500, while the issuer cannot be reached", async () => {
+    const idp = await TestIssuer.start();
+    await idp.addKey("k");
+    const issuer = idp.issuer;
+    const e2e = await startE2eApp("postgres", oauthFixture(), {
+      env: { AUTH_SERVER: "false", OAUTH_ISSUER: issuer, OAUTH_AUDIENCE: "api" },
+    });
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const token = await idp.sign("k", {
+        iss: issuer,
+        aud: "api",
+        sub: "user_runner",
+        client_id: "c",
+        scope: "community:read",
+        exp: now + 300,
+      });
+      await idp.close();
+      const response = await request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${token}`);
+      expectProblem(response, 401, "unauthorized");
+    } finally {
+      await e2e.close();
+    }
+  });
 });

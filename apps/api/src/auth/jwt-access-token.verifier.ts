@@ -1,4 +1,4 @@
-import { Inject, Injectable } from "@nestjs/common";
+import { Inject, Injectable, Logger } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { BuiltInIssuerKeys } from "./built-in-issuer-keys";
 import type { JWTPayload, JWTVerifyGetKey } from "./jose";
@@ -49,6 +49,7 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  */
 @Injectable()
 export class JwtAccessTokenVerifier {
+  private readonly logger = new Logger(JwtAccessTokenVerifier.name);
   private readonly issuers: Promise<Map<string, TrustedIssuer>>;
 
   constructor(
@@ -93,8 +94,12 @@ export class JwtAccessTokenVerifier {
         requiredClaims: ["exp", "sub"],
       }));
     } catch (error) {
-      if (error instanceof jose.errors.JOSEError) return null;
-      throw error;
+      // Anything else failed to reach the issuer's keys (discovery, network): the token cannot be
+      // verified, which the caller sees as an invalid token; operators see why in the log.
+      if (!(error instanceof jose.errors.JOSEError) || error instanceof jose.errors.JWKSTimeout) {
+        this.logger.warn(`cannot verify a token of ${issuer.issuer}: ${(error as Error).message}`);
+      }
+      return null;
     }
     const clientId = firstString(payload.client_id, payload.azp, payload.cid, payload.appid);
     if (typeof payload.sub !== "string" || clientId === undefined) return null;

@@ -12,7 +12,8 @@ const transform = {
         transform: { legacyDecorator: true, decoratorMetadata: true },
         target: "es2022",
       },
-      module: { type: "commonjs" },
+      // ignoreDynamic: import() stays a real dynamic import, which loads ESM-only packages (oidc-provider).
+      module: { type: "commonjs", ignoreDynamic: true },
     },
   ],
 };

@@ -6,6 +6,7 @@ import type { NestExpressApplication } from "@nestjs/platform-express";
 import { AppModule } from "./app.module";
 import type { AppConfig } from "./config/config";
 import { mountApiDocs } from "./openapi/api-docs";
+import { mountAuthorizationServer } from "./oauth/mount-authorization-server";
 
 /** Builds the HTTP application; shared by main.ts and the end-to-end tests. */
 export async function createApp(
@@ -21,5 +22,6 @@ export async function createApp(
   // ETags are computed per representation in sendListPage, not by Express.
   app.set("etag", false);
   mountApiDocs(app);
+  if (config.oauth.builtIn !== undefined) await mountAuthorizationServer(app, config, database);
   return app;
 }

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { DEMO_TOKENS } from "@community/seed";
+import { DEMO_OAUTH_CLIENTS, DEMO_PASSWORDS, DEMO_TOKENS } from "@community/seed";
 import { Logger } from "@nestjs/common";
 import { createApp } from "./app.factory";
 import { prepareDatabase, StartupError } from "./bootstrap/prepare-database";
@@ -29,7 +29,11 @@ async function bootstrap(): Promise<void> {
   if (prepared.embedded !== undefined) {
     process.stdout.write(
       `\nReady. Try it with a demo token (more in README.md, "Calling the API"):\n\n` +
-        `  curl -H 'Authorization: Bearer ${DEMO_TOKENS.runners.token}' ${base}/v1/me/community/team/events\n\n`,
+        `  curl -H 'Authorization: Bearer ${DEMO_TOKENS.runners.token}' ${base}/v1/me/community/team/events\n\n` +
+        (config.oauth.builtIn === undefined
+          ? ""
+          : `Or sign in as a demo user and get an access token (README.md, "Getting a token"):\n\n` +
+            `  issuer ${config.oauth.builtIn.issuer}, client ${DEMO_OAUTH_CLIENTS.public.clientId}, user user_sam / password ${DEMO_PASSWORDS.user_sam}\n\n`),
     );
   }
 }

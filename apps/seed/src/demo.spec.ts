@@ -1,5 +1,5 @@
 import { type FixtureEvent, type FixtureFile, isTimestamp, minorUnitDigits, validateFixture } from "@community/domain";
-import { DEMO_CLIENT_ID, DEMO_NOW, DEMO_TOKENS, demoFixture } from "./demo";
+import { DEMO_CLIENT_ID, DEMO_NOW, DEMO_OAUTH_CLIENTS, DEMO_PASSWORDS, DEMO_TOKENS, demoFixture } from "./demo";
 import { nth } from "./testing/fixtures";
 
 const ms = (timestamp: string | null) => (timestamp === null ? null : Date.parse(timestamp));
@@ -9,6 +9,19 @@ describe(demoFixture.name, () => {
 
   it("passes validateFixture", () => {
     expect(validateFixture(demo)).toEqual({ ok: true, fixture: demo });
+  });
+
+  it("gives every demo user its documented password and registers a public and a confidential client", () => {
+    expect(Object.fromEntries(demo.users.map((user) => [user.id, user.password]))).toEqual(DEMO_PASSWORDS);
+    const clients = demo.oauth_clients ?? [];
+    expect(clients.map((c) => [c.client_id, c.client_secret])).toEqual([
+      [DEMO_OAUTH_CLIENTS.public.clientId, null],
+      [DEMO_OAUTH_CLIENTS.confidential.clientId, DEMO_OAUTH_CLIENTS.confidential.clientSecret],
+    ]);
+    for (const client of clients) {
+      expect(client.redirect_uris).toContain("http://localhost:3000/docs/oauth2-redirect.html");
+      expect(client.redirect_uris).toContain("http://localhost:3000/oauth/callback");
+    }
   });
 
   it("is deterministic and hands out a fresh copy on every call", () => {

@@ -59,6 +59,31 @@ export const DEMO_TOKENS = {
   },
 } as const satisfies Record<string, DemoToken>;
 
+/**
+ * Demo logins for the built-in authorization server's login page (user id + password). Public
+ * like the demo tokens; stored as slow hashes like any password.
+ */
+export const DEMO_PASSWORDS = {
+  user_sam: "sam-demo-password",
+  user_alex: "alex-demo-password",
+  user_kim: "kim-demo-password",
+  user_noor: "noor-demo-password",
+} as const;
+
+/** Where the demo clients may send the browser back to (the api on its default port). */
+const DEMO_REDIRECT_URIS = [
+  "http://localhost:3000/oauth/callback",
+  "http://127.0.0.1:3000/oauth/callback",
+  // Swagger UI's OAuth 2 redirect page, served with the API docs at /docs.
+  "http://localhost:3000/docs/oauth2-redirect.html",
+];
+
+/** Clients of the built-in authorization server: a public one (PKCE only) and a confidential one. */
+export const DEMO_OAUTH_CLIENTS = {
+  public: { clientId: "demo-spa", clientSecret: null },
+  confidential: { clientId: "demo-backend", clientSecret: "demo-backend-secret-not-for-production" },
+} as const;
+
 /** The demo's "now": events before it are over or live, events after it are still to come. */
 export const DEMO_NOW = "2026-03-01T19:00:00Z";
 
@@ -326,10 +351,10 @@ function token(demo: DemoToken, expiresAt: string | null, revoked: boolean): Fix
 /** The demo data set; a fresh object on every call, always with the same content. */
 export function demoFixture(): FixtureFile {
   const users: FixtureUser[] = [
-    { id: "user_sam", name: "Sam Rivera", team_id: "team_runners" },
-    { id: "user_alex", name: "Alex Chen", team_id: "team_climbers" },
-    { id: "user_kim", name: "Kim Larsen", team_id: "team_swimmers" },
-    { id: "user_noor", name: "Noor Haddad", team_id: null },
+    { id: "user_sam", name: "Sam Rivera", team_id: "team_runners", password: DEMO_PASSWORDS.user_sam },
+    { id: "user_alex", name: "Alex Chen", team_id: "team_climbers", password: DEMO_PASSWORDS.user_alex },
+    { id: "user_kim", name: "Kim Larsen", team_id: "team_swimmers", password: DEMO_PASSWORDS.user_kim },
+    { id: "user_noor", name: "Noor Haddad", team_id: null, password: DEMO_PASSWORDS.user_noor },
   ];
   return {
     accounts: ACCOUNTS.map((account) => ({ ...account })),
@@ -345,5 +370,19 @@ export function demoFixture(): FixtureFile {
     ],
     events: TEAMS.flatMap((team, index) => demoEvents(team, index)),
     guides: TEAMS.flatMap((team, index) => demoGuides(team, index)),
+    oauth_clients: [
+      {
+        client_id: DEMO_OAUTH_CLIENTS.public.clientId,
+        name: "Demo single-page app",
+        client_secret: DEMO_OAUTH_CLIENTS.public.clientSecret,
+        redirect_uris: DEMO_REDIRECT_URIS,
+      },
+      {
+        client_id: DEMO_OAUTH_CLIENTS.confidential.clientId,
+        name: "Demo backend",
+        client_secret: DEMO_OAUTH_CLIENTS.confidential.clientSecret,
+        redirect_uris: DEMO_REDIRECT_URIS,
+      },
+    ],
   };
 }

@@ -1,4 +1,4 @@
-import { createDatabase, type Database, hashToken } from "@community/db";
+import { createDatabase, type Database, hashToken, verifySecret } from "@community/db";
 import { createTestDatabase, type TestDatabase } from "@community/db/testing";
 import type { FixtureFile } from "@community/domain";
 import { DEMO_TOKENS, demoFixture } from "./demo";
@@ -150,6 +150,47 @@ describe(loadFixture.name, () => {
       accountId: "acc_1",
     });
     expect(await db.prisma.accessToken.count({ where: { userId: "user_3" } })).toBe(1);
+  });
+
+  it("stores passwords and client secrets only as slow hashes, and keeps a password the file leaves out", async () => {
+    const fixture = smallFixture();
+    nth(fixture.users, 0).password = "first-password";
+    nth(fixture.users, 1).password = null;
+    fixture.oauth_clients = [
+      { client_id: "spa", name: "SPA", client_secret: null, redirect_uris: ["http://localhost/cb"] },
+      {
+        client_id: "backend",
+        name: "Backend",
+        client_secret: "backend-secret-0123456789",
+        redirect_uris: ["https://a.example/cb", "https://b.example/cb"],
+      },
+    ];
+
+    const counts = await loadFixture(db.prisma, fixture);
+
+    expect(counts.oauth_clients).toBe(2);
+    const user = await db.prisma.user.findUniqueOrThrow({ where: { id: nth(fixture.users, 0).id } });
+    expect(user.passwordHash).toMatch(/^scrypt\$/);
+    await expect(verifySecret("first-password", user.passwordHash ?? "")).resolves.toBe(true);
+    const other = await db.prisma.user.findUniqueOrThrow({ where: { id: nth(fixture.users, 1).id } });
+    expect(other.passwordHash).toBeNull();
+    const clients = await db.prisma.oAuthClient.findMany({ orderBy: { clientId: "asc" } });
+    expect(clients.map((c) => [c.clientId, c.redirectUris, c.secretHash === null])).toEqual([
+      ["backend", ["https://a.example/cb", "https://b.example/cb"], false],
+      ["spa", ["http://localhost/cb"], true],
+    ]);
+    await expect(verifySecret("backend-secret-0123456789", clients[0]?.secretHash ?? "")).resolves.toBe(true);
+
+    // Reloading without the password key keeps the stored hash; the client is updated in place.
+    const again = smallFixture();
+    again.oauth_clients = [{ client_id: "spa", name: "SPA 2", client_secret: null, redirect_uris: ["http://x/cb"] }];
+    await loadFixture(db.prisma, again);
+    const kept = await db.prisma.user.findUniqueOrThrow({ where: { id: nth(fixture.users, 0).id } });
+    expect(kept.passwordHash).toBe(user.passwordHash);
+    expect(await db.prisma.oAuthClient.findUnique({ where: { clientId: "spa" } })).toMatchObject({
+      name: "SPA 2",
+      redirectUris: ["http://x/cb"],
+    });
   });
 
   it("names every unresolved reference by path and writes nothing, not even the valid entries", async () => {

@@ -1,4 +1,4 @@
-import { hashToken, Prisma, type PrismaClient } from "@community/db";
+import { hashSecret, hashToken, Prisma, type PrismaClient, verifySecret } from "@community/db";
 import {
   type FixtureAccessToken,
   type FixtureAccount,
@@ -6,6 +6,7 @@ import {
   type FixtureFile,
   type FixtureGuide,
   type FixtureIssue,
+  type FixtureOAuthClient,
   type FixtureTeam,
   type FixtureUser,
   validateFixture,
@@ -15,7 +16,7 @@ import { FixtureValidationError } from "./errors";
 export type FixtureCollection = keyof FixtureFile;
 
 /** Entries of each collection that the database now holds as the file says (inserted, updated or unchanged). */
-export type LoadCounts = Record<FixtureCollection, number>;
+export type LoadCounts = Record<Exclude<FixtureCollection, "oauth_clients">, number> & { oauth_clients?: number };
 
 export interface LoadOptions {
   /** Rows per SQL statement; bounds the size of each round trip (default 5,000). */
@@ -36,7 +37,15 @@ export const DEFAULT_BATCH_SIZE = 5_000;
 const DEFAULT_TRANSACTION_TIMEOUT_MS = 30 * 60_000;
 
 /** Loading order: every row is written after the rows it refers to. */
-const COLLECTIONS: readonly FixtureCollection[] = ["accounts", "teams", "users", "access_tokens", "events", "guides"];
+const COLLECTIONS: readonly FixtureCollection[] = [
+  "accounts",
+  "teams",
+  "users",
+  "access_tokens",
+  "events",
+  "guides",
+  "oauth_clients",
+];
 
 type Tx = Prisma.TransactionClient;
 type ReferenceKind = "team" | "account" | "user";
@@ -77,7 +86,9 @@ export async function loadFixture(
   // The type says nothing about currencies, timestamps or duplicates: a fixture built in code
   // gets the same checks as one read from a file.
   const data = options.alreadyValidated ? fixture : validated(fixture);
-  const total = COLLECTIONS.reduce((sum, name) => sum + data[name].length, 0);
+  const total = COLLECTIONS.reduce((sum, name) => sum + (data[name]?.length ?? 0), 0);
+  // Slow hashes (about 100 ms each) are computed before the transaction opens, not inside it.
+  const secrets = await hashFixtureSecrets(prisma, data);
 
   return prisma.$transaction(
     async (tx) => {
@@ -101,14 +112,21 @@ export async function loadFixture(
       await write(data.accounts, upsertAccounts);
       await write(data.teams, upsertTeams);
       await write(data.users, upsertUsers);
+      // Not counted as progress: these rows were just written by upsertUsers.
+      for (const batch of chunks(secrets.passwords, batchSize)) await tx.$executeRaw(setPasswords(batch));
       await write(data.access_tokens, upsertAccessTokens);
       await parkSlugs(tx, TEAM_ITEM_TABLE.events, slugs.parked.events, batchSize);
       await write(data.events, upsertEvents);
       await parkSlugs(tx, TEAM_ITEM_TABLE.guides, slugs.parked.guides, batchSize);
       await write(data.guides, upsertGuides);
+      await write(secrets.clients, upsertOAuthClients);
 
       const counts = {} as LoadCounts;
-      for (const name of COLLECTIONS) counts[name] = data[name].length;
+      for (const name of COLLECTIONS) {
+        // An optional collection is only reported when the file has it.
+        const items = data[name];
+        if (items !== undefined) counts[name] = items.length;
+      }
       return counts;
     },
     { timeout: options.transactionTimeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS, maxWait: 10_000 },
@@ -323,6 +341,78 @@ function upsertAccessTokens(batch: readonly FixtureAccessToken[]): Prisma.Sql {
     WHERE (access_tokens.user_id, access_tokens.client_id, access_tokens.expires_at, access_tokens.revoked_at IS NULL)
           IS DISTINCT FROM
           (EXCLUDED.user_id, EXCLUDED.client_id, EXCLUDED.expires_at, EXCLUDED.revoked_at IS NULL)`;
+}
+
+interface PasswordChange {
+  userId: string;
+  /** null: the user can no longer log in on the authorization server. */
+  passwordHash: string | null;
+}
+
+type HashedClient = Omit<FixtureOAuthClient, "client_secret"> & { secretHash: string | null };
+
+/**
+ * Hashes the file's passwords and client secrets. A stored hash that already matches is kept, so
+ * reloading the same file leaves those rows as they are (a fresh salt would rewrite them each time).
+ */
+async function hashFixtureSecrets(
+  prisma: PrismaClient,
+  data: FixtureFile,
+): Promise<{ passwords: PasswordChange[]; clients: HashedClient[] }> {
+  const withPassword = data.users.filter((user) => user.password !== undefined);
+  const clients = data.oauth_clients ?? [];
+  const [storedPasswords, storedSecrets] = await Promise.all([
+    prisma.user.findMany({
+      where: { id: { in: withPassword.map((u) => u.id) } },
+      select: { id: true, passwordHash: true },
+    }),
+    prisma.oAuthClient.findMany({
+      where: { clientId: { in: clients.map((c) => c.client_id) } },
+      select: { clientId: true, secretHash: true },
+    }),
+  ]);
+  const passwordHashes = new Map(storedPasswords.map((u) => [u.id, u.passwordHash]));
+  const secretHashes = new Map(storedSecrets.map((c) => [c.clientId, c.secretHash]));
+  const rehash = async (secret: string | null | undefined, stored: string | null | undefined) => {
+    if (secret == null) return null;
+    if (stored != null && (await verifySecret(secret, stored))) return stored;
+    return hashSecret(secret);
+  };
+  return {
+    passwords: await Promise.all(
+      withPassword.map(async (user) => ({
+        userId: user.id,
+        passwordHash: await rehash(user.password, passwordHashes.get(user.id)),
+      })),
+    ),
+    clients: await Promise.all(
+      clients.map(async ({ client_secret, ...client }) => ({
+        ...client,
+        secretHash: await rehash(client_secret, secretHashes.get(client.client_id)),
+      })),
+    ),
+  };
+}
+
+/** Only for users whose entry has a `password` key: an absent key leaves the stored hash alone. */
+function setPasswords(batch: readonly PasswordChange[]): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE users SET password_hash = f.password_hash
+      FROM unnest(${batch.map((p) => p.userId)}::text[], ${batch.map((p) => p.passwordHash)}::text[])
+           AS f(id, password_hash)
+     WHERE users.id = f.id AND users.password_hash IS DISTINCT FROM f.password_hash`;
+}
+
+function upsertOAuthClients(batch: readonly HashedClient[]): Prisma.Sql {
+  // redirect_uris is an array per row, which unnest() would flatten: one VALUES row per client.
+  const rows = batch.map((c) => Prisma.sql`(${c.client_id}, ${c.name}, ${c.secretHash}, ${c.redirect_uris}::text[])`);
+  return Prisma.sql`
+    INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris)
+    VALUES ${Prisma.join(rows)}
+    ON CONFLICT (client_id) DO UPDATE SET
+      name = EXCLUDED.name, secret_hash = EXCLUDED.secret_hash, redirect_uris = EXCLUDED.redirect_uris
+    WHERE (oauth_clients.name, oauth_clients.secret_hash, oauth_clients.redirect_uris)
+          IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.secret_hash, EXCLUDED.redirect_uris)`;
 }
 
 function upsertEvents(batch: readonly FixtureEvent[]): Prisma.Sql {

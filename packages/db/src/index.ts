@@ -2,4 +2,5 @@ export * from "./client";
 export * from "./embedded";
 export * from "./errors";
 export * from "./migrations";
+export * from "./secret-hash";
 export * from "./token-hash";

@@ -275,6 +275,58 @@ describe(validateFixture.name, () => {
   });
 });
 
+describe("validateFixture: oauth_clients and passwords", () => {
+  const client = {
+    client_id: "web-app",
+    name: "Web app",
+    client_secret: null,
+    redirect_uris: ["https://app.example.com/callback", "http://localhost:5173/cb"],
+  };
+
+  it("keeps both keys optional, so older fixture files stay valid", () => {
+    const fixture = contractExample();
+    expect(fixture.oauth_clients).toBeUndefined();
+    expect(validateFixture(fixture).ok).toBe(true);
+  });
+
+  it("accepts public and confidential clients and users with or without a password", () => {
+    const fixture: FixtureFile = {
+      ...contractExample(),
+      users: [
+        { id: "user_1", name: "Sam", team_id: "team_1", password: "a long passphrase" },
+        { id: "user_2", name: "Noor", team_id: null, password: null },
+      ],
+      oauth_clients: [client, { ...client, client_id: "backend", client_secret: "s3cret-s3cret-s3cret" }],
+    };
+    expect(validateFixture(fixture)).toEqual({ ok: true, fixture });
+  });
+
+  it("names bad clients and passwords by path", () => {
+    const issues = issuesAfter((f) => {
+      first(f, "users").password = "short";
+      f.oauth_clients = [
+        { ...client, redirect_uris: [] },
+        { ...client, client_id: "b", redirect_uris: ["/relative", "https://x.example/cb#frag"] },
+        { ...client, client_id: "c", client_secret: "too-short" },
+        { ...client },
+      ];
+    });
+    expect(issues).toEqual([
+      { path: "users[0].password", message: "must be at least 8 characters" },
+      { path: "oauth_clients[0].redirect_uris", message: "must name at least one redirect URI" },
+      { path: "oauth_clients[1].redirect_uris[0]", message: "must be an absolute URI without a fragment" },
+      { path: "oauth_clients[1].redirect_uris[1]", message: "must be an absolute URI without a fragment" },
+      { path: "oauth_clients[2].client_secret", message: "must be at least 16 characters" },
+    ]);
+    const duplicate = issuesAfter((f) => {
+      f.oauth_clients = [{ ...client }, { ...client }];
+    });
+    expect(duplicate).toEqual([
+      { path: "oauth_clients[1].client_id", message: "client_id is already used by oauth_clients[0]" },
+    ]);
+  });
+});
+
 describe(formatJsonPath.name, () => {
   it.each([
     [[], "$"],

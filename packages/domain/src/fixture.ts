@@ -69,7 +69,47 @@ const account = z.strictObject({
 
 const team = z.strictObject({ id, name: nonEmpty });
 
-const user = z.strictObject({ id, name: nonEmpty, team_id: id.nullable() });
+const password = z
+  .string({ error: "must be a string" })
+  .min(8, { error: "must be at least 8 characters" })
+  .max(1024, { error: "must be at most 1024 characters" });
+
+/**
+ * `password` (optional) lets the user log in on the built-in authorization server; it is stored
+ * only as a slow hash. Absent: a stored password is left as it is; null: it is removed.
+ */
+const user = z.strictObject({ id, name: nonEmpty, team_id: id.nullable(), password: password.nullable().optional() });
+
+/** An absolute redirect URI without a fragment (RFC 6749 section 3.1.2). */
+const redirectUri = z.string({ error: "must be a string" }).refine(
+  (value) => {
+    try {
+      const url = new URL(value);
+      return url.hash === "" && !value.includes("#") && /^[a-z][a-z0-9+.-]*:/i.test(value);
+    } catch {
+      return false;
+    }
+  },
+  { error: "must be an absolute URI without a fragment" },
+);
+
+/**
+ * A client of the built-in authorization server. `client_secret` null: a public client (a
+ * browser or native app) that proves itself with PKCE only; a string: a confidential client,
+ * whose secret is stored only as a slow hash.
+ */
+const oauthClient = z.strictObject({
+  client_id: nonEmpty.max(200, { error: "must be at most 200 characters" }),
+  name: nonEmpty,
+  client_secret: z
+    .string({ error: "must be a string" })
+    .min(16, { error: "must be at least 16 characters" })
+    .max(1024, { error: "must be at most 1024 characters" })
+    .nullable(),
+  redirect_uris: z
+    .array(redirectUri, { error: "must be an array" })
+    .min(1, { error: "must name at least one redirect URI" }),
+});
 
 const accessToken = z.strictObject({
   token: bearerToken,
@@ -115,6 +155,8 @@ export const FixtureFileSchema = z.strictObject({
   access_tokens: z.array(accessToken, { error: "must be an array" }),
   events: z.array(event, { error: "must be an array" }),
   guides: z.array(guide, { error: "must be an array" }),
+  /** Optional, so that fixture files written before the authorization server stay valid. */
+  oauth_clients: z.array(oauthClient, { error: "must be an array" }).optional(),
 });
 
 export type FixtureFile = z.infer<typeof FixtureFileSchema>;
@@ -124,6 +166,7 @@ export type FixtureUser = FixtureFile["users"][number];
 export type FixtureAccessToken = FixtureFile["access_tokens"][number];
 export type FixtureEvent = FixtureFile["events"][number];
 export type FixtureGuide = FixtureFile["guides"][number];
+export type FixtureOAuthClient = NonNullable<FixtureFile["oauth_clients"]>[number];
 
 export interface FixtureIssue {
   /** JSON path of the bad entry, e.g. `events[3].price.currency`; `$` is the whole file. */
@@ -202,5 +245,6 @@ function findDuplicates(fixture: FixtureFile): FixtureIssue[] {
   check("events", fixture.events, "slug", (e) => `${e.team_id}\u0000${e.slug}`, "slug (within its team)");
   check("guides", fixture.guides, "id", (g) => g.id, "id");
   check("guides", fixture.guides, "slug", (g) => `${g.team_id}\u0000${g.slug}`, "slug (within its team)");
+  check("oauth_clients", fixture.oauth_clients ?? [], "client_id", (c) => c.client_id, "client_id");
   return issues;
 }

@@ -20,6 +20,8 @@ export class AccessTokenRepository {
       },
       select: { clientId: true, user: { select: { id: true, teamId: true } } },
     });
-    return token === null ? null : { userId: token.user.id, teamId: token.user.teamId, clientId: token.clientId };
+    return token === null
+      ? null
+      : { userId: token.user.id, teamId: token.user.teamId, clientId: token.clientId, scopes: null };
   }
 }

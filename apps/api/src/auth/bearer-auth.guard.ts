@@ -1,15 +1,17 @@
 import { type ExecutionContext, Injectable } from "@nestjs/common";
 import { AuthGuard } from "@nestjs/passport";
 import type { Request } from "express";
-import { InvalidTokenException, MissingCredentialsException } from "../common/problems";
+import { InsufficientScopeException, InvalidTokenException, MissingCredentialsException } from "../common/problems";
 import type { Member } from "./member";
+import { READ_SCOPE } from "./scopes";
 
 export type AuthenticatedRequest = Request & { member: Member };
 
 /**
  * Authenticates with the bearer strategy and turns every failure into the contract's 401
  * (RFC 6750): a plain challenge when no bearer token was sent, `error="invalid_token"` when one
- * was sent and is not valid. Database failures pass through (they become 503).
+ * was sent and is not valid. A valid JWT without the read scope is a 403 insufficient_scope (both
+ * endpoints behind this guard only read). Database failures pass through (they become 503).
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard("bearer") {
@@ -34,6 +36,9 @@ export class BearerAuthGuard extends AuthGuard("bearer") {
       throw bearerTokenSent(request.headers.authorization)
         ? new InvalidTokenException()
         : new MissingCredentialsException();
+    }
+    if (member.scopes !== null && !member.scopes.has(READ_SCOPE)) {
+      throw new InsufficientScopeException(READ_SCOPE);
     }
     request.member = member;
     return member as TUser;

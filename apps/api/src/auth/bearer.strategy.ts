@@ -3,19 +3,33 @@ import { Injectable } from "@nestjs/common";
 import { PassportStrategy } from "@nestjs/passport";
 import { Strategy } from "passport-http-bearer";
 import { AccessTokenRepository } from "./access-token.repository";
+import { JwtAccessTokenVerifier } from "./jwt-access-token.verifier";
 import type { Member } from "./member";
+import { UserRepository } from "./user.repository";
 
 /**
- * passport-http-bearer: resolves an opaque access token to its member. Only the token's SHA-256
- * digest is looked up; the plaintext is neither stored nor logged.
+ * passport-http-bearer: resolves an access token to its member. A JWT is verified against the
+ * trusted issuers and its `sub` names the user; any other token is opaque, and only its SHA-256
+ * digest is looked up. Either way one database query; the plaintext is neither stored nor logged.
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, "bearer") {
-  constructor(private readonly tokens: AccessTokenRepository) {
+  constructor(
+    private readonly tokens: AccessTokenRepository,
+    private readonly users: UserRepository,
+    private readonly jwts: JwtAccessTokenVerifier,
+  ) {
     super({ realm: "api" });
   }
 
   async validate(token: string): Promise<Member | false> {
+    if (JwtAccessTokenVerifier.looksLikeJwt(token)) {
+      const verified = await this.jwts.verify(token);
+      if (verified === null) return false;
+      const user = await this.users.findById(verified.subject);
+      if (user === null) return false;
+      return { userId: user.id, teamId: user.teamId, clientId: verified.clientId, scopes: verified.scopes };
+    }
     return (await this.tokens.findMemberByTokenHash(hashToken(token), new Date())) ?? false;
   }
 }

@@ -3,4 +3,9 @@ export interface Member {
   userId: string;
   teamId: string | null;
   clientId: string;
+  /**
+   * Scopes granted by a JWT access token; null for an opaque token of the fixture format, which
+   * predates scopes and keeps full read access.
+   */
+  scopes: ReadonlySet<string> | null;
 }

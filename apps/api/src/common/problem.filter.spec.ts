@@ -1,7 +1,7 @@
 import { type ArgumentsHost, HttpStatus, Logger, NotFoundException, PayloadTooLargeException } from "@nestjs/common";
 import { loadConfig } from "../config/config";
 import { ProblemFilter } from "./problem.filter";
-import { InvalidQueryException, MethodNotAllowedException } from "./problems";
+import { InsufficientScopeException, InvalidQueryException, MethodNotAllowedException } from "./problems";
 
 /** A fake Express response that records what the filter writes. */
 function fakeHost(method = "GET", url = "/v1/me/community/team/events?x=1") {
@@ -60,6 +60,21 @@ describe(ProblemFilter.name, () => {
     const { host, written } = fakeHost("PUT");
     filter.catch(new MethodNotAllowedException("PUT"), host);
     expect(written.headers.Allow).toBe("GET, HEAD");
+  });
+
+  it("answers a missing scope with 403 and an insufficient_scope challenge naming the scope", () => {
+    const { host, written, body } = fakeHost();
+    filter.catch(new InsufficientScopeException("community:read"), host);
+    expect(written.status).toBe(403);
+    expect(written.headers["WWW-Authenticate"]).toBe(
+      'Bearer realm="api", error="insufficient_scope", scope="community:read"',
+    );
+    expect(body()).toMatchObject({
+      type: "https://docs.example.com/problems/insufficient-scope",
+      title: "Insufficient scope",
+      status: 403,
+      detail: "The access token does not grant the scope community:read",
+    });
   });
 
   it("turns the router's 404 into a not-found problem", () => {

@@ -68,6 +68,19 @@ export class InvalidTokenException extends ProblemException {
   }
 }
 
+/** A valid token that lacks the scope the endpoint needs (RFC 6750 section 3.1). */
+export class InsufficientScopeException extends ProblemException {
+  readonly status = 403;
+  readonly type = "insufficient-scope";
+  readonly title = "Insufficient scope";
+  override readonly headers: Record<string, string>;
+
+  constructor(readonly scope: string) {
+    super(`The access token does not grant the scope ${scope}`);
+    this.headers = { "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${scope}"` };
+  }
+}
+
 export class NotFoundProblemException extends ProblemException {
   readonly status = 404;
   readonly type = "not-found";

@@ -39,6 +39,51 @@ describe(loadConfig.name, () => {
       dbStatementTimeoutMs: 3000,
       retryAfterSeconds: 7,
       problemBaseUrl: "https://docs.example.com/problems",
+      oauth: expect.objectContaining({ publicUrl: "http://localhost:8080" }),
+    });
+  });
+
+  it("runs the built-in authorization server by default, its issuer under PUBLIC_URL/oauth", () => {
+    expect(loadConfig({ PORT: "4000" }).oauth).toEqual({
+      publicUrl: "http://localhost:4000",
+      builtIn: { issuer: "http://localhost:4000/oauth", audience: "http://localhost:4000" },
+      external: undefined,
+      jwksCooldownSeconds: 30,
+      clockSkewSeconds: 30,
+      accessTokenTtlSeconds: 600,
+      refreshTokenTtlSeconds: 1_209_600,
+      codeTtlSeconds: 60,
+    });
+  });
+
+  it("reads every OAuth variable", () => {
+    const config = loadConfig({
+      PUBLIC_URL: "https://api.example.com/",
+      AUTH_SERVER: "false",
+      OAUTH_ISSUER: "https://idp.example.com/realms/main",
+      OAUTH_AUDIENCE: "community-api",
+      OAUTH_JWKS_URI: "https://idp.example.com/certs",
+      OAUTH_ALLOW_JWT_TYP: "true",
+      OAUTH_JWKS_COOLDOWN_SECONDS: "5",
+      OAUTH_CLOCK_SKEW_SECONDS: "10",
+      OAUTH_ACCESS_TOKEN_TTL_SECONDS: "300",
+      OAUTH_REFRESH_TOKEN_TTL_SECONDS: "3600",
+      OAUTH_CODE_TTL_SECONDS: "30",
+    });
+    expect(config.oauth).toEqual({
+      publicUrl: "https://api.example.com",
+      builtIn: undefined,
+      external: {
+        issuer: "https://idp.example.com/realms/main",
+        audience: "community-api",
+        jwksUri: "https://idp.example.com/certs",
+        allowJwtTyp: true,
+      },
+      jwksCooldownSeconds: 5,
+      clockSkewSeconds: 10,
+      accessTokenTtlSeconds: 300,
+      refreshTokenTtlSeconds: 3600,
+      codeTtlSeconds: 30,
     });
   });
 
@@ -50,6 +95,13 @@ describe(loadConfig.name, () => {
     [{ EMBEDDED_SEED_DEMO: "maybe" }, /EMBEDDED_SEED_DEMO must be true or false/],
     [{ DB_POOL_MAX: "0" }, /DB_POOL_MAX must be an integer between 1 and 1000/],
     [{ PROBLEM_BASE_URL: "ftp://x" }, /PROBLEM_BASE_URL must be an absolute http\(s\) URL/],
+    [{ PUBLIC_URL: "localhost:3000" }, /PUBLIC_URL must be an absolute http\(s\) URL/],
+    [{ AUTH_SERVER: "on" }, /AUTH_SERVER must be true or false/],
+    [{ OAUTH_ISSUER: "https://idp.example.com" }, /OAUTH_ISSUER and OAUTH_AUDIENCE go together/],
+    [{ OAUTH_AUDIENCE: "api" }, /OAUTH_ISSUER and OAUTH_AUDIENCE go together/],
+    [{ OAUTH_JWKS_URI: "https://idp.example.com/jwks" }, /OAUTH_JWKS_URI needs OAUTH_ISSUER/],
+    [{ OAUTH_CLOCK_SKEW_SECONDS: "600" }, /OAUTH_CLOCK_SKEW_SECONDS must be an integer between 0 and 300/],
+    [{ OAUTH_ACCESS_TOKEN_TTL_SECONDS: "1" }, /OAUTH_ACCESS_TOKEN_TTL_SECONDS must be an integer between 10/],
   ])("rejects %j with a message naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -1,8 +1,9 @@
-import { DEMO_CLIENT_ID } from "@community/seed";
+import { DEMO_OAUTH_CLIENTS } from "@community/seed";
 import type { NestExpressApplication } from "@nestjs/platform-express";
 import type { Express, Request, Response } from "express";
 import { getAbsoluteFSPath } from "swagger-ui-dist";
-import { buildOpenApiDocument, READ_SCOPE } from "./openapi-document";
+import { READ_SCOPE } from "../auth/scopes";
+import { buildOpenApiDocument } from "./openapi-document";
 
 /** Page of the interactive documentation; every asset comes from this origin (CSP 'self', offline). */
 const INDEX_HTML = `<!doctype html>
@@ -33,7 +34,8 @@ const INITIALIZER_JS = `window.onload = function () {
     oauth2RedirectUrl: window.location.origin + "/docs/oauth2-redirect.html",
   });
   window.ui.initOAuth(${JSON.stringify({
-    clientId: DEMO_CLIENT_ID,
+    // The demo public client of the built-in authorization server (PKCE, no secret).
+    clientId: DEMO_OAUTH_CLIENTS.public.clientId,
     scopes: [READ_SCOPE],
     usePkceWithAuthorizationCodeGrant: true,
   })});

@@ -1,8 +1,6 @@
 import { PAGINATION, wireJsonSchemas } from "@community/domain";
 import { DEMO_TOKENS } from "@community/seed";
-
-/** The OAuth 2 scope both list endpoints require of JWT access tokens. */
-export const READ_SCOPE = "community:read";
+import { READ_SCOPE } from "../auth/scopes";
 
 type Json = Record<string, unknown>;
 
@@ -112,7 +110,7 @@ const problems: Record<string, ProblemResponse> = {
       type: "https://community-team.dev/problems/insufficient-scope",
       title: "Insufficient scope",
       status: 403,
-      detail: `The access token lacks the ${READ_SCOPE} scope`,
+      detail: `The access token does not grant the scope ${READ_SCOPE}`,
       instance: "/v1/me/community/team/events",
     },
   },

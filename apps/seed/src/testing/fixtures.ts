@@ -108,7 +108,7 @@ export function nth<T>(items: readonly T[], index: number): T {
 /** Empties every table between tests of one suite (the suite owns its database). */
 export async function truncateAll(prisma: PrismaClient): Promise<void> {
   await prisma.$executeRawUnsafe(
-    "TRUNCATE TABLE access_tokens, events, guides, users, teams, accounts RESTART IDENTITY CASCADE",
+    "TRUNCATE TABLE access_tokens, events, guides, users, teams, accounts, oauth_clients RESTART IDENTITY CASCADE",
   );
 }
 

@@ -1,0 +1,100 @@
+import { type Database, verifySecret } from "@community/db";
+import { READ_SCOPE } from "../auth/scopes";
+import type { AppConfig, OAuthConfig } from "../config/config";
+import { errorPage } from "./interaction-pages";
+import { loadOrCreateKeys, SIGNING_ALGORITHM } from "./oauth-keys";
+import type { Configuration, Provider } from "./oidc-provider.types";
+import { prismaAdapterFactory } from "./prisma-adapter";
+
+/** Path prefix of every route of the authorization server (issuer = PUBLIC_URL + this). */
+export const OAUTH_PREFIX = "/oauth";
+
+/**
+ * The built-in authorization server: oidc-provider (an OpenID-certified implementation) with
+ * the authorization-code grant only, PKCE (S256) required of every client, JWT access tokens
+ * (RFC 9068) for the api's audience, rotating refresh tokens and RFC 7009 revocation.
+ */
+export async function createAuthorizationServer(config: AppConfig, database: Database): Promise<Provider> {
+  const oauth = config.oauth;
+  const builtIn = oauth.builtIn;
+  if (builtIn === undefined) throw new Error("the built-in authorization server is disabled (AUTH_SERVER=false)");
+  // ESM-only, and it must stay a real import() (see auth/jose.ts).
+  const { default: ProviderClass, errors } = await import("oidc-provider");
+  const keys = await loadOrCreateKeys(database);
+
+  const configuration: Configuration = {
+    adapter: prismaAdapterFactory(database),
+    jwks: { keys: keys.signing as NonNullable<Configuration["jwks"]>["keys"] },
+    cookies: { keys: keys.cookies },
+    clientDefaults: {
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      id_token_signed_response_alg: SIGNING_ALGORITHM,
+    },
+    responseTypes: ["code"],
+    scopes: ["openid", "offline_access", READ_SCOPE],
+    claims: { openid: ["sub"], profile: ["name"] },
+    findAccount: async (_ctx, sub) => {
+      const user = await database.prisma.user.findUnique({ where: { id: sub }, select: { id: true, name: true } });
+      return user === null ? undefined : { accountId: user.id, claims: () => ({ sub: user.id, name: user.name }) };
+    },
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // Clients need not send `resource`: every token is for the api.
+        defaultResource: () => builtIn.audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== builtIn.audience) throw new errors.InvalidTarget();
+          return {
+            scope: READ_SCOPE,
+            audience: builtIn.audience,
+            accessTokenTTL: oauth.accessTokenTtlSeconds,
+            accessTokenFormat: "jwt",
+            jwt: { sign: { alg: SIGNING_ALGORITHM } },
+          };
+        },
+      },
+    },
+    // Every client that may use refresh tokens gets one, without having to ask for offline_access.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    rotateRefreshToken: true,
+    ttl: ttlOf(oauth),
+    interactions: { url: (_ctx, interaction) => `${OAUTH_PREFIX}/interaction/${interaction.uid}` },
+    enabledJWA: {
+      idTokenSigningAlgValues: [SIGNING_ALGORITHM],
+      requestObjectSigningAlgValues: [SIGNING_ALGORITHM],
+      userinfoSigningAlgValues: [SIGNING_ALGORITHM],
+      introspectionSigningAlgValues: [SIGNING_ALGORITHM],
+      authorizationSigningAlgValues: [SIGNING_ALGORITHM],
+    },
+    clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
+    // The same minimal page as the login form, instead of the default one that loads web fonts.
+    renderError: (ctx, out) => {
+      ctx.type = "html";
+      ctx.body = errorPage(`${out.error}: ${out.error_description ?? ""}`);
+    },
+  };
+
+  const provider = new ProviderClass(builtIn.issuer, configuration);
+  // Client secrets are stored as scrypt hashes (never in clear), so they are compared by hashing.
+  provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
+    return this.clientSecret === undefined ? false : verifySecret(actual, this.clientSecret);
+  };
+  return provider;
+}
+
+function ttlOf(oauth: OAuthConfig): NonNullable<Configuration["ttl"]> {
+  return {
+    AccessToken: oauth.accessTokenTtlSeconds,
+    AuthorizationCode: oauth.codeTtlSeconds,
+    RefreshToken: oauth.refreshTokenTtlSeconds,
+    Grant: oauth.refreshTokenTtlSeconds,
+    IdToken: oauth.accessTokenTtlSeconds,
+    Interaction: 3_600,
+    Session: 86_400,
+  };
+}

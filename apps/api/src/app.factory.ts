@@ -5,8 +5,8 @@ import { NestFactory } from "@nestjs/core";
 import type { NestExpressApplication } from "@nestjs/platform-express";
 import { AppModule } from "./app.module";
 import type { AppConfig } from "./config/config";
-import { mountApiDocs } from "./openapi/api-docs";
 import { mountAuthorizationServer } from "./oauth/mount-authorization-server";
+import { mountApiDocs } from "./openapi/api-docs";
 
 /** Builds the HTTP application; shared by main.ts and the end-to-end tests. */
 export async function createApp(

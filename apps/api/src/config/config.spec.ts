@@ -82,7 +82,10 @@ describe(loadConfig.name, () => {
     [{ EMBEDDED_SEED_DEMO: "maybe" }, /EMBEDDED_SEED_DEMO must be true or false/],
     [{ DB_POOL_MAX: "0" }, /DB_POOL_MAX must be an integer between 1 and 1000/],
     [{ PROBLEM_BASE_URL: "ftp://x" }, /PROBLEM_BASE_URL must be an absolute http\(s\) URL/],
-    [{ LOG_LEVEL: "verbose" }, /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/],
+    [
+      { LOG_LEVEL: "verbose" },
+      /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/,
+    ],
     [{ METRICS_TOKEN: "short" }, /METRICS_TOKEN must be at least 16 printable ASCII characters/],
     [{ METRICS_TOKEN: "has a space in the middle" }, /METRICS_TOKEN must be at least 16/],
     [{ RATE_LIMIT_MAX: "-1" }, /RATE_LIMIT_MAX must be an integer between 0 and 10000000, got "-1"/],
@@ -96,7 +99,10 @@ describe(loadConfig.name, () => {
     [{ REQUEST_TIMEOUT_MS: "50" }, /REQUEST_TIMEOUT_MS must be an integer between 100 and 600000/],
     [{ BODY_LIMIT_BYTES: "1mb" }, /BODY_LIMIT_BYTES must be an integer between 0 and 104857600/],
     [{ CORS_ORIGINS: "*" }, /CORS_ORIGINS must be .*not an origin: "\*"/],
-    [{ CORS_ORIGINS: "https://app.example.com/path" }, /CORS_ORIGINS must be .*not an origin: "https:\/\/app.example.com\/path"/],
+    [
+      { CORS_ORIGINS: "https://app.example.com/path" },
+      /CORS_ORIGINS must be .*not an origin: "https:\/\/app.example.com\/path"/,
+    ],
   ])("rejects %j with a message naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -165,7 +165,10 @@ const keyPrefix = z
   .transform((raw, ctx) => {
     const value = raw === undefined || raw === "" ? "community-team:" : raw;
     if (/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) return value;
-    ctx.addIssue({ code: "custom", message: `REDIS_KEY_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . -, got "${raw}"` });
+    ctx.addIssue({
+      code: "custom",
+      message: `REDIS_KEY_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . -, got "${raw}"`,
+    });
     return z.NEVER;
   });
 

@@ -24,7 +24,8 @@ export type Backend = "postgres" | "embedded";
 
 /** Config as `pnpm start` builds it, from an environment the test controls. */
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {
-  return loadConfig({ DB_CONNECT_TIMEOUT_MS: "1000", RETRY_AFTER_SECONDS: "3", ...overrides });
+  // Request logs are silent unless a test asks for them (it passes LOG_LEVEL and a destination).
+  return loadConfig({ DB_CONNECT_TIMEOUT_MS: "1000", RETRY_AFTER_SECONDS: "3", LOG_LEVEL: "silent", ...overrides });
 }
 
 async function boot(url: string, poolMax: number, fixture: FixtureFile | undefined, config: AppConfig) {

@@ -4,7 +4,7 @@ import { type DestinationStream, stdTimeFunctions } from "pino";
 import type { Options } from "pino-http";
 import type { Member } from "../auth/member";
 import type { AppConfig } from "../config/config";
-import { UNMATCHED_ROUTE } from "../metrics/http-metrics.middleware";
+import { routeTemplate } from "../metrics/route-template";
 import type { RequestWithId } from "./request-id.middleware";
 
 type LoggedRequest = RequestWithId & {
@@ -22,11 +22,10 @@ const PROBES = new Set(["/health/live", "/health/ready", "/metrics"]);
  * cannot reach the logs.
  */
 function requestLine(request: LoggedRequest, response: ServerResponse, responseTime: number) {
-  const route = request.route?.path;
   return {
     requestId: request.id,
     method: request.method,
-    route: typeof route === "string" ? (request.baseUrl ?? "") + route : UNMATCHED_ROUTE,
+    route: routeTemplate(request),
     path: request.path ?? request.url?.split("?")[0],
     status: response.statusCode,
     durationMs: responseTime,

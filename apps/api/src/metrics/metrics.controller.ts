@@ -14,6 +14,8 @@ export class MetricsController {
   @UseGuards(MetricsTokenGuard)
   async scrape(@Res() response: Response): Promise<void> {
     const body = await this.metrics.registry.metrics();
-    response.status(200).type(this.metrics.registry.contentType).send(body);
+    // end(), not send(): Express would rewrite the exposition format's exact content type.
+    response.status(200).setHeader("Content-Type", this.metrics.registry.contentType);
+    response.end(body);
   }
 }

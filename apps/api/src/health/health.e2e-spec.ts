@@ -52,7 +52,10 @@ describe("health probes", () => {
     try {
       const response = await request(e2e.server).get("/health/ready");
       expectProblem(response, 503, "unavailable");
-      expect(response.body.checks.database).toMatchObject({ status: "down", message: "migrations are not all applied" });
+      expect(response.body.checks.database).toMatchObject({
+        status: "down",
+        message: "migrations are not all applied",
+      });
       expect(response.body.checks.database.pending).toHaveLength(1);
       expect((await request(e2e.server).get("/health/live")).status).toBe(200);
     } finally {

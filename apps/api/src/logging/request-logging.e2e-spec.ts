@@ -11,7 +11,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 class Capture extends Writable {
   readonly lines: string[] = [];
   override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.lines.push(...chunk.toString().split("\n").filter((line) => line !== ""));
+    this.lines.push(
+      ...chunk
+        .toString()
+        .split("\n")
+        .filter((line) => line !== ""),
+    );
     done();
   }
   entriesFor(requestId: string): Array<Record<string, unknown>> {
@@ -76,7 +81,10 @@ describe("request logs", () => {
   it("never writes the Authorization header, the token, cookies or the query string", async () => {
     const secret = "tok-not-a-real-token-but-secret";
     const responses = await Promise.all([
-      request(server).get(EVENTS).set("Authorization", `Bearer ${TOKENS.runner}`).set("Cookie", "session=cookie-secret"),
+      request(server)
+        .get(EVENTS)
+        .set("Authorization", `Bearer ${TOKENS.runner}`)
+        .set("Cookie", "session=cookie-secret"),
       request(server).get(`${EVENTS}?access_token=${secret}&page=1`).set("Authorization", `Bearer ${secret}`),
       request(server).get(`/nowhere?token=${secret}`).set("Authorization", `Bearer ${secret}`),
     ]);

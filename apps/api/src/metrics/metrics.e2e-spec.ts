@@ -29,7 +29,14 @@ describe("GET /metrics", () => {
 
   it("exposes request counts and latency by route template and status, query latency, pool use and process metrics", async () => {
     const auth = { Authorization: `Bearer ${TOKENS.runner}` };
-    for (let i = 0; i < 3; i++) expect((await request(e2e.server).get(`${EVENTS}?page=${i + 1}`).set(auth)).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await request(e2e.server)
+            .get(`${EVENTS}?page=${i + 1}`)
+            .set(auth)
+        ).status,
+      ).toBe(200);
     expectProblem(await request(e2e.server).get(EVENTS), 401, "unauthorized");
     expect((await request(e2e.server).get("/no/such/path/12345")).status).toBe(404);
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import net from "node:net";
 import { hashToken } from "@community/db";
 import Redis from "ioredis";
 import request from "supertest";
@@ -119,11 +120,11 @@ describe("rate limiting turned off", () => {
 
 describe("rate limiting in Redis, shared by two replicas", () => {
   const prefix = `community-team-test:${randomUUID()}:`;
-  const redis = new Redis(REDIS_URL, { lazyConnect: true });
+  let redis: Redis;
   let replicas: E2eApp[] = [];
 
   beforeAll(async () => {
-    await redis.connect();
+    redis = new Redis(REDIS_URL);
     const env = { RATE_LIMIT_MAX: "4", RATE_LIMIT_WINDOW_SECONDS: "60", REDIS_URL, REDIS_KEY_PREFIX: prefix };
     replicas = [
       await startE2eApp("postgres", contractFixture(), { env }),
@@ -135,7 +136,7 @@ describe("rate limiting in Redis, shared by two replicas", () => {
     await Promise.all(replicas.map((replica) => replica.close()));
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
+    await redis.quit();
   });
 
   it("spends one budget whichever replica answers", async () => {
@@ -157,5 +158,33 @@ describe("rate limiting in Redis, shared by two replicas", () => {
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join("\n")).not.toContain(TOKENS.runner);
     expect(keys.some((key) => key.includes(hashToken(TOKENS.runner)))).toBe(true);
+  });
+});
+
+describe("rate limiting while Redis is unreachable", () => {
+  let e2e: E2eApp;
+  let closedPort: number;
+
+  beforeAll(async () => {
+    // A port that was just free: nothing listens there.
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
+    closedPort = (probe.address() as net.AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    e2e = await startE2eApp("postgres", contractFixture(), {
+      env: { RATE_LIMIT_MAX: "1", REDIS_URL: `redis://127.0.0.1:${closedPort}` },
+    });
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it("serves requests unlimited rather than refusing everyone", async () => {
+    for (let i = 0; i < 3; i++) {
+      const response = await request(e2e.server).get(EVENTS).set(bearer(TOKENS.runner));
+      expect(response.status).toBe(200);
+      expect(response.headers["ratelimit-policy"]).toBeUndefined();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { Logger } from "@nestjs/common";
 import { createApp } from "./app.factory";
 import { prepareDatabase, StartupError } from "./bootstrap/prepare-database";
 import { ConfigError, loadConfig } from "./config/config";
-import { drainHttpServer } from "./lifecycle/graceful-shutdown";
+import { shutDownGracefully } from "./lifecycle/graceful-shutdown";
 import { useStructuredLogs } from "./logging/bootstrap-logger";
 
 async function bootstrap(): Promise<void> {
@@ -21,10 +21,13 @@ async function bootstrap(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal} received: finishing requests in flight, then closing`);
-    await drainHttpServer(app, config.shutdownTimeoutMs, logger);
-    await prepared.close();
+    const code = await shutDownGracefully(
+      { app, database: prepared.database, closeDatabase: () => prepared.close() },
+      config.shutdownTimeoutMs,
+      logger,
+    );
     logger.log("closed");
-    process.exit(0);
+    process.exit(code);
   };
   process.once("SIGTERM", () => void stop("SIGTERM"));
   process.once("SIGINT", () => void stop("SIGINT"));

@@ -143,6 +143,39 @@ describe("graceful shutdown of the compiled server", () => {
     }
   }, 60_000);
 
+  it("waits for handlers whose client already left before closing the pool, and exits 0", async () => {
+    const api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
+    const port = await api.listening();
+    const locker = createDatabase({ url: testDb.url, poolMax: 1 });
+    const blocker = await locker.pool.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    try {
+      const abort = new AbortController();
+      const gone = Array.from({ length: 3 }, () =>
+        fetch(`http://127.0.0.1:${port}/v1/me/community/team/events`, {
+          headers: { Authorization: `Bearer ${TOKENS.runner}` },
+          signal: abort.signal,
+        }).catch(() => "aborted"),
+      );
+      await queriesWaitingOnLock(database, testDb.name, 3);
+      abort.abort();
+      expect(await Promise.all(gone)).toEqual(["aborted", "aborted", "aborted"]);
+      api.kill("SIGTERM");
+      // The server has no connection left, but three handlers still wait for the database.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await blocker.query("ROLLBACK");
+      blocker.release();
+      await locker.close();
+    }
+    const exit = await Promise.race([api.exited, new Promise((resolve) => setTimeout(() => resolve("hung"), 20_000))]);
+    expect(exit).toBe(0);
+    const messages = api.entries().map((entry) => String(entry.msg));
+    expect(messages.filter((msg) => /pool|unexpected failure|transaction/i.test(msg))).toEqual([]);
+    expect(messages.at(-1)).toBe("closed");
+  }, 60_000);
+
   it("writes its start-up logs as JSON lines when stdout is not a terminal", async () => {
     const api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0" });
     await api.listening();

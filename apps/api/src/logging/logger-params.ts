@@ -22,8 +22,8 @@ const PROBES = new Set(["/health/live", "/health/ready", "/metrics"]);
  * cannot reach the logs.
  */
 function requestLine(request: LoggedRequest, response: ServerResponse, responseTime: number) {
+  // requestId comes from the request's child logger (customAttributeKeys.reqId).
   return {
-    requestId: request.id,
     method: request.method,
     route: routeTemplate(request),
     path: request.path ?? request.url?.split("?")[0],

@@ -58,6 +58,8 @@ describe("request logs", () => {
     });
     expect(typeof entries[0]?.durationMs).toBe("number");
     expect(typeof entries[0]?.time).toBe("string");
+    const line = capture.lines.find((l) => l.includes("req-abc.123")) ?? "";
+    expect(line.match(/"requestId"/g)).toHaveLength(1);
   });
 
   it("generates a UUID request id when none is sent, and returns it on errors too", async () => {

@@ -64,10 +64,12 @@ describe("graceful shutdown of the compiled server", () => {
     await blocker.query("BEGIN");
     await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
     const inFlight = Array.from({ length: IN_FLIGHT }, () =>
-      fetch(url, { headers: { Authorization: `Bearer ${TOKENS.runner}` } }).then(async (response) => ({
-        status: response.status,
-        items: ((await response.json()) as { guides: unknown[] }).guides.length,
-      })),
+      fetch(url, { headers: { Authorization: `Bearer ${TOKENS.runner}` } }).then(async (response) => {
+        const body = await response.text();
+        return response.status === 200
+          ? { status: 200, items: (JSON.parse(body) as { guides: unknown[] }).guides.length }
+          : { status: response.status, body };
+      }),
     );
     try {
       await queriesWaitingOnLock(database, testDb.name, IN_FLIGHT);
@@ -79,7 +81,12 @@ describe("graceful shutdown of the compiled server", () => {
         if (!refused) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(refused).toBe(true);
-      expect(api.entries().some((entry) => String(entry.msg).startsWith("SIGTERM received"))).toBe(true);
+      let logged = false;
+      for (let attempt = 0; attempt < 100 && !logged; attempt++) {
+        logged = api.entries().some((entry) => String(entry.msg).startsWith("SIGTERM received"));
+        if (!logged) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(logged).toBe(true);
     } finally {
       await blocker.query("ROLLBACK");
       blocker.release();
@@ -149,7 +156,8 @@ describe("graceful shutdown of the compiled server", () => {
     const locker = createDatabase({ url: testDb.url, poolMax: 1 });
     const blocker = await locker.pool.connect();
     await blocker.query("BEGIN");
-    await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    // Held at the token lookup: after it, each handler still needs a connection for its page.
+    await blocker.query("LOCK TABLE access_tokens IN ACCESS EXCLUSIVE MODE");
     try {
       const abort = new AbortController();
       const gone = Array.from({ length: 3 }, () =>

@@ -11,6 +11,8 @@ export interface ShutdownTarget {
 
 /** How long each closing step (app hooks such as Redis, then the pool) may take after the drain. */
 const CLOSE_STEP_MS = 5_000;
+/** How long the pool must stay unused before the handlers are taken to be done. */
+const POOL_QUIET_MS = 200;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -42,8 +44,14 @@ export async function shutDownGracefully(
     clearInterval(sweep);
   }
 
+  // A handler whose client left runs on: wait until no connection has been in use (or awaited)
+  // for a while, since a handler goes from its token lookup to its page query on a new one.
   const { pool } = target.database;
-  while (pool.totalCount - pool.idleCount > 0 && Date.now() < deadline) await sleep(25);
+  let idleSince = Date.now();
+  while (Date.now() - idleSince < POOL_QUIET_MS && Date.now() < deadline) {
+    if (pool.totalCount - pool.idleCount > 0 || pool.waitingCount > 0) idleSince = Date.now();
+    await sleep(10);
+  }
 
   let code = 0;
   for (const [step, run] of [

@@ -95,7 +95,7 @@ describe("graceful shutdown of the compiled server", () => {
 
     const results = await Promise.all(inFlight);
     expect(results).toEqual(Array.from({ length: IN_FLIGHT }, () => ({ status: 200, items: expect.any(Number) })));
-    expect(results.every((result) => result.items > 0)).toBe(true);
+    expect(results.every((result) => (result.items ?? 0) > 0)).toBe(true);
     expect(await api.exited).toBe(0);
     expect(api.entries().at(-1)).toMatchObject({ msg: "closed", context: "Bootstrap" });
     // The pool was closed: no session of the server (or the locker) is left once they end.

@@ -1,5 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { defined, type PackageJson, REPO_ROOT, readDockerfile, readJson, repoPath } from "./docker-files";
@@ -14,7 +16,8 @@ interface Service {
   command?: string | string[];
   environment?: Record<string, string> | string[];
   depends_on?: Record<string, Dependency> | string[];
-  healthcheck?: { test?: string | string[] };
+  healthcheck?: { test?: string | string[]; interval?: string; timeout?: string; start_period?: string };
+  stop_grace_period?: string;
   volumes?: Array<string | { type?: string; source?: string; target?: string }>;
   ports?: Array<string | number | { target?: number; published?: string | number }>;
   profiles?: string[];
@@ -68,8 +71,8 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  it("defines the postgres, migrate, seed and api services", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["api", "migrate", "postgres", "seed"]);
+  it("defines the postgres, redis, migrate, seed and api services", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["api", "migrate", "postgres", "redis", "seed"]);
   });
 
   it("keeps postgres' data in a named volume and checks its health with pg_isready", () => {
@@ -105,7 +108,7 @@ describe("docker-compose.yml", () => {
     const seedBin = readJson<PackageJson>("apps/seed/package.json").bin?.["community-seed"];
     expect(words(seed.command)).toEqual(["node", path.posix.join("apps/seed", seedBin ?? "(no bin)"), "--demo"]);
     // Every other service runs without a profile, so a plain `docker compose up` starts them.
-    for (const name of ["postgres", "migrate", "api"]) expect(service(name).profiles).toBeUndefined();
+    for (const name of ["postgres", "redis", "migrate", "api"]) expect(service(name).profiles).toBeUndefined();
   });
 
   it("gives api, migrate and seed one DATABASE_URL, defined once, that reaches the postgres service", () => {
@@ -158,5 +161,50 @@ describe("docker-compose.yml", () => {
     }
     // One image for the three: migrations and seed match the api's code.
     expect(new Set(APP_SERVICES.map((name) => service(name).image)).size).toBe(1);
+  });
+
+  it("runs redis with a health check, and gives the api its REDIS_URL so replicas share rate limits", () => {
+    const redis = service("redis");
+    expect(redis.image).toMatch(/^redis:7(-alpine)?$/);
+    expect(words(redis.healthcheck?.test as string | string[])).toEqual(["CMD", "redis-cli", "ping"]);
+    const api = service("api");
+    expect(condition(api, "redis")).toBe("service_healthy");
+    const url = new URL(defined(env(api).REDIS_URL, "REDIS_URL"));
+    expect({ protocol: url.protocol, host: url.hostname, port: url.port || "6379" }).toEqual({
+      protocol: "redis:",
+      host: "redis",
+      port: "6379",
+    });
+  });
+
+  it("checks the api's health with /health/ready through node (the image has no curl)", async () => {
+    const test = service("api").healthcheck?.test;
+    expect(Array.isArray(test)).toBe(true);
+    const [kind, binary, flag, script] = test as string[];
+    expect([kind, binary, flag]).toEqual(["CMD", "node", "-e"]);
+    expect(script).toContain("http://127.0.0.1:3000/health/ready");
+    // Run the one-liner against a stand-in server: exit 0 on 200, non-zero on 503 or no answer.
+    const exitCodeFor = async (status: number | undefined): Promise<number | null> => {
+      const server = createServer((request, response) => {
+        response.statusCode = request.url === "/health/ready" && status !== undefined ? status : 404;
+        response.end("{}");
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+      const port = (server.address() as AddressInfo).port;
+      const target = status === undefined ? String(port + 1) : String(port);
+      const child = spawn(process.execPath, ["-e", defined(script, "script").replace(":3000/", `:${target}/`)]);
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      await new Promise((resolve) => server.close(resolve));
+      return code;
+    };
+    expect(await exitCodeFor(200)).toBe(0);
+    expect(await exitCodeFor(503)).toBe(1);
+    expect(await exitCodeFor(undefined)).toBe(1);
+  });
+
+  it("gives the api more time to stop than SHUTDOWN_TIMEOUT_MS's default, and docker's default grace", () => {
+    const grace = defined(service("api").stop_grace_period, "stop_grace_period");
+    expect(grace).toMatch(/^\d+s$/);
+    expect(Number.parseInt(grace, 10) * 1000).toBeGreaterThan(10_000);
   });
 });

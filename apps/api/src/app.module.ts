@@ -1,12 +1,18 @@
 import type { Database } from "@community/db";
 import { type DynamicModule, Global, Module } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
+import type { DestinationStream } from "pino";
 import { ProblemFilter } from "./common/problem.filter";
 import { createQueryValidationPipe } from "./common/validation.pipe";
 import { APP_CONFIG, type AppConfig } from "./config/config";
 import { DATABASE } from "./database/database.tokens";
 import { EventsModule } from "./events/events.module";
 import { GuidesModule } from "./guides/guides.module";
+import { HealthModule } from "./health/health.module";
+import { LoggingModule } from "./logging/logging.module";
+import { MetricsModule } from "./metrics/metrics.module";
+import { RateLimitModule } from "./rate-limit/rate-limit.module";
+import { SecurityModule } from "./security/security.module";
 
 /** Configuration and the database are made before the app (see bootstrap) and injected here. */
 @Global()
@@ -26,10 +32,23 @@ class CoreModule {
 
 @Module({})
 export class AppModule {
-  static register(config: AppConfig, database: Database): DynamicModule {
+  static register(
+    config: AppConfig,
+    database: Database,
+    options: { logDestination?: DestinationStream } = {},
+  ): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.register(config, database), EventsModule, GuidesModule],
+      imports: [
+        CoreModule.register(config, database),
+        LoggingModule.register(config, options.logDestination),
+        SecurityModule,
+        RateLimitModule,
+        HealthModule,
+        MetricsModule,
+        EventsModule,
+        GuidesModule,
+      ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useFactory: createQueryValidationPipe },

@@ -1,13 +1,17 @@
 import "reflect-metadata";
+import type { AddressInfo } from "node:net";
 import { DEMO_OAUTH_CLIENTS, DEMO_PASSWORDS, DEMO_TOKENS } from "@community/seed";
 import { Logger } from "@nestjs/common";
 import { createApp } from "./app.factory";
 import { prepareDatabase, StartupError } from "./bootstrap/prepare-database";
 import { ConfigError, loadConfig } from "./config/config";
+import { shutDownGracefully } from "./lifecycle/graceful-shutdown";
+import { useStructuredLogs } from "./logging/bootstrap-logger";
 
 async function bootstrap(): Promise<void> {
-  const logger = new Logger("Bootstrap");
   const config = loadConfig(process.env);
+  useStructuredLogs(config);
+  const logger = new Logger("Bootstrap");
   const prepared = await prepareDatabase(config, logger);
   const app = await createApp(config, prepared.database);
   await app.listen(config.port, config.host);
@@ -16,16 +20,21 @@ async function bootstrap(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received: closing`);
-    await app.close();
-    await prepared.close();
-    process.exit(0);
+    logger.log(`${signal} received: finishing requests in flight, then closing`);
+    const code = await shutDownGracefully(
+      { app, database: prepared.database, closeDatabase: () => prepared.close() },
+      config.shutdownTimeoutMs,
+      logger,
+    );
+    logger.log("closed");
+    process.exit(code);
   };
   process.once("SIGTERM", () => void stop("SIGTERM"));
   process.once("SIGINT", () => void stop("SIGINT"));
 
   const base = `http://localhost:${config.port}`;
-  logger.log(`listening on ${config.host}:${config.port}`);
+  const address = app.getHttpServer().address() as AddressInfo;
+  logger.log(`listening on ${address.address}:${address.port}`);
   if (prepared.embedded !== undefined) {
     process.stdout.write(
       `\nReady. Try it with a demo token (more in README.md, "Calling the API"):\n\n` +

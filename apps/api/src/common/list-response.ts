@@ -22,7 +22,8 @@ export function sendListPage<T>(request: Request, response: Response, page: List
   response.setHeader("ETag", etag);
   // Per-user data: any cache must revalidate, and shared caches must not keep it.
   response.setHeader("Cache-Control", "private, no-cache");
-  response.setHeader("Vary", "Authorization");
+  // Appended, not set: CORS adds `Origin` to the same header.
+  response.vary("Authorization");
   if (ifNoneMatchMatches(request.header("if-none-match"), etag)) {
     response.status(304).end();
     return;

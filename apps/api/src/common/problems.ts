@@ -138,3 +138,69 @@ export class InternalProblemException extends ProblemException {
     super("An unexpected error occurred");
   }
 }
+
+/** Too many requests for one token (or client address) in the current window. */
+export class RateLimitedException extends ProblemException {
+  readonly status = 429;
+  readonly type = "rate-limited";
+  readonly title = "Too many requests";
+
+  constructor(retryAfterSeconds: number, limit: number, windowSeconds: number) {
+    super(`More than ${limit} requests in ${windowSeconds} s; try again in ${retryAfterSeconds} s`);
+    this.headers["Retry-After"] = String(retryAfterSeconds);
+  }
+}
+
+/** Readiness failed: the database is unreachable or its migrations are not all applied. */
+export class NotReadyException extends ProblemException {
+  readonly status = 503;
+  readonly type = "unavailable";
+  readonly title = "Service unavailable";
+
+  constructor(
+    retryAfterSeconds: number,
+    private readonly checks: Record<string, unknown>,
+  ) {
+    super("The service is not ready to serve requests");
+    this.headers["Retry-After"] = String(retryAfterSeconds);
+  }
+
+  override extensions() {
+    return { checks: this.checks };
+  }
+}
+
+/** The request did not complete in time (REQUEST_TIMEOUT_MS), almost always a slow database. */
+export class RequestTimeoutException extends ProblemException {
+  readonly status = 503;
+  readonly type = "unavailable";
+  readonly title = "Service unavailable";
+
+  constructor(timeoutMs: number, retryAfterSeconds: number) {
+    super(`The request did not complete within ${timeoutMs} ms; try again later`);
+    this.headers["Retry-After"] = String(retryAfterSeconds);
+  }
+}
+
+/** A declared body larger than BODY_LIMIT_BYTES. */
+export class PayloadTooLargeException extends ProblemException {
+  readonly status = 413;
+  readonly type = "payload-too-large";
+  readonly title = "Payload too large";
+
+  constructor(limitBytes: number) {
+    super(`Request bodies are limited to ${limitBytes} bytes`);
+  }
+}
+
+/** GET /metrics without the configured METRICS_TOKEN. */
+export class MetricsUnauthorizedException extends ProblemException {
+  readonly status = 401;
+  readonly type = "unauthorized";
+  readonly title = "Unauthorized";
+  override readonly headers = { "WWW-Authenticate": 'Bearer realm="metrics"' };
+
+  constructor() {
+    super("GET /metrics requires Authorization: Bearer <METRICS_TOKEN>");
+  }
+}

@@ -11,6 +11,16 @@ describe(loadConfig.name, () => {
       embeddedSeedDemo: true,
       dbPoolMax: 10,
       retryAfterSeconds: 5,
+      logLevel: "info",
+      metricsToken: undefined,
+      rateLimitMax: 600,
+      rateLimitWindowSeconds: 60,
+      redisUrl: undefined,
+      trustProxy: false,
+      shutdownTimeoutMs: 10_000,
+      requestTimeoutMs: 15_000,
+      bodyLimitBytes: 102_400,
+      corsOrigins: [],
     });
     expect(config.embeddedDataDir).toBe(path.join(WORKSPACE_ROOT, ".data/pglite"));
   });
@@ -27,6 +37,17 @@ describe(loadConfig.name, () => {
       DB_STATEMENT_TIMEOUT_MS: "3000",
       RETRY_AFTER_SECONDS: "7",
       PROBLEM_BASE_URL: "https://docs.example.com/problems/",
+      LOG_LEVEL: "WARN",
+      METRICS_TOKEN: "metrics-secret-0123456789",
+      RATE_LIMIT_MAX: "0",
+      RATE_LIMIT_WINDOW_SECONDS: "1",
+      REDIS_URL: "redis://cache:6379/2",
+      REDIS_KEY_PREFIX: "ct:prod:",
+      TRUST_PROXY: "10.0.0.0/8, loopback",
+      SHUTDOWN_TIMEOUT_MS: "2500",
+      REQUEST_TIMEOUT_MS: "4000",
+      BODY_LIMIT_BYTES: "0",
+      CORS_ORIGINS: "https://app.example.com, http://localhost:5173",
     });
     expect(config).toEqual({
       port: 8080,
@@ -84,6 +105,17 @@ describe(loadConfig.name, () => {
       accessTokenTtlSeconds: 300,
       refreshTokenTtlSeconds: 3600,
       codeTtlSeconds: 30,
+      logLevel: "warn",
+      metricsToken: "metrics-secret-0123456789",
+      rateLimitMax: 0,
+      rateLimitWindowSeconds: 1,
+      redisUrl: "redis://cache:6379/2",
+      redisKeyPrefix: "ct:prod:",
+      trustProxy: ["10.0.0.0/8", "loopback"],
+      shutdownTimeoutMs: 2500,
+      requestTimeoutMs: 4000,
+      bodyLimitBytes: 0,
+      corsOrigins: ["https://app.example.com", "http://localhost:5173"],
     });
   });
 
@@ -102,6 +134,27 @@ describe(loadConfig.name, () => {
     [{ OAUTH_JWKS_URI: "https://idp.example.com/jwks" }, /OAUTH_JWKS_URI needs OAUTH_ISSUER/],
     [{ OAUTH_CLOCK_SKEW_SECONDS: "600" }, /OAUTH_CLOCK_SKEW_SECONDS must be an integer between 0 and 300/],
     [{ OAUTH_ACCESS_TOKEN_TTL_SECONDS: "1" }, /OAUTH_ACCESS_TOKEN_TTL_SECONDS must be an integer between 10/],
+    [
+      { LOG_LEVEL: "verbose" },
+      /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/,
+    ],
+    [{ METRICS_TOKEN: "short" }, /METRICS_TOKEN must be at least 16 printable ASCII characters/],
+    [{ METRICS_TOKEN: "has a space in the middle" }, /METRICS_TOKEN must be at least 16/],
+    [{ RATE_LIMIT_MAX: "-1" }, /RATE_LIMIT_MAX must be an integer between 0 and 10000000, got "-1"/],
+    [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, /RATE_LIMIT_WINDOW_SECONDS must be an integer between 1 and 86400/],
+    [{ REDIS_URL: "http://cache:6379" }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ REDIS_URL: "cache:6379" }, /REDIS_URL must be a redis:\/\//],
+    [{ REDIS_KEY_PREFIX: "bad prefix" }, /REDIS_KEY_PREFIX must be 1-64 characters/],
+    [{ TRUST_PROXY: "10.0.0.0/33" }, /TRUST_PROXY must be .*not understood: "10.0.0.0\/33"/],
+    [{ TRUST_PROXY: "proxy.internal" }, /TRUST_PROXY must be .*not understood: "proxy.internal"/],
+    [{ SHUTDOWN_TIMEOUT_MS: "1m" }, /SHUTDOWN_TIMEOUT_MS must be an integer between 0 and 600000/],
+    [{ REQUEST_TIMEOUT_MS: "50" }, /REQUEST_TIMEOUT_MS must be an integer between 100 and 600000/],
+    [{ BODY_LIMIT_BYTES: "1mb" }, /BODY_LIMIT_BYTES must be an integer between 0 and 104857600/],
+    [{ CORS_ORIGINS: "*" }, /CORS_ORIGINS must be .*not an origin: "\*"/],
+    [
+      { CORS_ORIGINS: "https://app.example.com/path" },
+      /CORS_ORIGINS must be .*not an origin: "https:\/\/app.example.com\/path"/,
+    ],
   ])("rejects %j with a message naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 
@@ -80,6 +81,113 @@ const optionalHttpUrl = (name: string) =>
       return z.NEVER;
     });
 
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const logLevel = z
+  .string()
+  .optional()
+  .transform((raw, ctx): LogLevel => {
+    const value = raw === undefined || raw === "" ? "info" : raw.toLowerCase();
+    if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+    ctx.addIssue({ code: "custom", message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${raw}"` });
+    return z.NEVER;
+  });
+
+const secret = (name: string, minLength: number) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === "") return undefined;
+      if (raw.length < minLength || !/^[\x21-\x7e]+$/.test(raw)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `${name} must be at least ${minLength} printable ASCII characters without spaces`,
+        });
+        return z.NEVER;
+      }
+      return raw;
+    });
+
+const redisUrl = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined || raw === "") return undefined;
+    try {
+      const url = new URL(raw);
+      if (url.protocol === "redis:" || url.protocol === "rediss:") return raw;
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: "custom", message: "REDIS_URL must be a redis:// or rediss:// URL" });
+    return z.NEVER;
+  });
+
+/** Express' `trust proxy`: off, on, a hop count, or the addresses (IP, CIDR, loopback…) of the proxies. */
+export type TrustProxy = boolean | number | string[];
+const PROXY_NAMES = ["loopback", "linklocal", "uniquelocal"];
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((raw, ctx): TrustProxy => {
+    if (raw === undefined || raw === "" || ["false", "0", "no"].includes(raw.toLowerCase())) return false;
+    if (["true", "yes"].includes(raw.toLowerCase())) return true;
+    if (/^[0-9]{1,2}$/.test(raw)) return Number(raw);
+    const entries = raw.split(",").map((entry) => entry.trim());
+    const bad = entries.filter((entry) => !PROXY_NAMES.includes(entry) && !isAddressOrCidr(entry));
+    if (bad.length === 0) return entries;
+    ctx.addIssue({
+      code: "custom",
+      message: `TRUST_PROXY must be true, false, a hop count, or a comma-separated list of IP addresses, CIDR ranges or ${PROXY_NAMES.join("/")}; not understood: "${bad.join('", "')}"`,
+    });
+    return z.NEVER;
+  });
+
+function isAddressOrCidr(value: string): boolean {
+  const [address = "", bits, ...rest] = value.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+const corsOrigins = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined || raw.trim() === "") return [];
+    const origins = raw.split(",").map((entry) => entry.trim());
+    const bad = origins.filter((origin) => {
+      try {
+        const url = new URL(origin);
+        return !["http:", "https:"].includes(url.protocol) || url.origin !== origin;
+      } catch {
+        return true;
+      }
+    });
+    if (bad.length === 0) return origins;
+    ctx.addIssue({
+      code: "custom",
+      message: `CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com (scheme, host, optional port, no path); not an origin: "${bad.join('", "')}"`,
+    });
+    return z.NEVER;
+  });
+
+const keyPrefix = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    const value = raw === undefined || raw === "" ? "community-team:" : raw;
+    if (/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) return value;
+    ctx.addIssue({
+      code: "custom",
+      message: `REDIS_KEY_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . -, got "${raw}"`,
+    });
+    return z.NEVER;
+  });
+
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
 const EnvSchema = z.object({
   PORT: integer("PORT", 0, 65535, 3000),
@@ -112,6 +220,17 @@ const EnvSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: integer("OAUTH_ACCESS_TOKEN_TTL_SECONDS", 10, 86_400, 600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: integer("OAUTH_REFRESH_TOKEN_TTL_SECONDS", 60, 31_536_000, 1_209_600),
   OAUTH_CODE_TTL_SECONDS: integer("OAUTH_CODE_TTL_SECONDS", 1, 600, 60),
+  LOG_LEVEL: logLevel,
+  METRICS_TOKEN: secret("METRICS_TOKEN", 16),
+  RATE_LIMIT_MAX: integer("RATE_LIMIT_MAX", 0, 10_000_000, 600),
+  RATE_LIMIT_WINDOW_SECONDS: integer("RATE_LIMIT_WINDOW_SECONDS", 1, 86_400, 60),
+  REDIS_URL: redisUrl,
+  REDIS_KEY_PREFIX: keyPrefix,
+  TRUST_PROXY: trustProxy,
+  SHUTDOWN_TIMEOUT_MS: integer("SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
+  REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 100, 600_000, 15_000),
+  BODY_LIMIT_BYTES: integer("BODY_LIMIT_BYTES", 0, 104_857_600, 102_400),
+  CORS_ORIGINS: corsOrigins,
 });
 
 export interface AppConfig {
@@ -128,6 +247,21 @@ export interface AppConfig {
   problemBaseUrl: string;
   /** OAuth 2: the built-in authorization server and the issuers whose JWT access tokens are accepted. */
   oauth: OAuthConfig;
+  logLevel: LogLevel;
+  /** Set: GET /metrics requires `Authorization: Bearer <metricsToken>`. */
+  metricsToken: string | undefined;
+  /** Requests per window and key; 0 turns rate limiting off. */
+  rateLimitMax: number;
+  rateLimitWindowSeconds: number;
+  /** Set: rate-limit counters live in Redis, shared by every replica; unset: in process memory. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  trustProxy: TrustProxy;
+  shutdownTimeoutMs: number;
+  requestTimeoutMs: number;
+  bodyLimitBytes: number;
+  /** Empty: CORS off (no Access-Control-* headers). */
+  corsOrigins: string[];
 }
 
 export interface OAuthConfig {
@@ -195,6 +329,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       codeTtlSeconds: e.OAUTH_CODE_TTL_SECONDS,
     },
+    logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
+    rateLimitMax: e.RATE_LIMIT_MAX,
+    rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    corsOrigins: e.CORS_ORIGINS,
   };
 }
 

@@ -6,6 +6,7 @@ import { createTestDatabase } from "@community/db/testing";
 import type { FixtureFile } from "@community/domain";
 import { loadFixture } from "@community/seed";
 import type { INestApplication } from "@nestjs/common";
+import type { DestinationStream } from "pino";
 import type { App } from "supertest/types";
 import { createApp } from "../app.factory";
 import { type AppConfig, loadConfig } from "../config/config";
@@ -31,10 +32,17 @@ export type Backend = "postgres" | "embedded";
 
 /** Config as `pnpm start` builds it, from an environment the test controls. */
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {
-  return loadConfig({ DB_CONNECT_TIMEOUT_MS: "1000", RETRY_AFTER_SECONDS: "3", ...overrides });
+  // Request logs are silent unless a test asks for them (it passes LOG_LEVEL and a destination).
+  return loadConfig({ DB_CONNECT_TIMEOUT_MS: "1000", RETRY_AFTER_SECONDS: "3", LOG_LEVEL: "silent", ...overrides });
 }
 
-async function boot(url: string, poolMax: number, fixture: FixtureFile | undefined, config: AppConfig) {
+async function boot(
+  url: string,
+  poolMax: number,
+  fixture: FixtureFile | undefined,
+  config: AppConfig,
+  logDestination?: DestinationStream,
+) {
   const database = createDatabase({
     url,
     poolMax,
@@ -43,7 +51,7 @@ async function boot(url: string, poolMax: number, fixture: FixtureFile | undefin
     onIdleError: () => undefined,
   });
   if (fixture !== undefined) await loadFixture(database.prisma, fixture);
-  const app = await createApp(config, database, { logger: false });
+  const app = await createApp(config, database, { logger: false, logDestination });
   await app.init();
   watchContract(app.getHttpServer());
   return { app, database, server: app.getHttpServer() as App };
@@ -57,13 +65,13 @@ async function boot(url: string, poolMax: number, fixture: FixtureFile | undefin
 export async function startE2eApp(
   backend: Backend,
   fixture?: FixtureFile,
-  options: { env?: NodeJS.ProcessEnv; rewriteUrl?: (url: string) => string } = {},
+  options: { env?: NodeJS.ProcessEnv; rewriteUrl?: (url: string) => string; logDestination?: DestinationStream } = {},
 ): Promise<E2eApp> {
   const config = testConfig(options.env);
   if (backend === "postgres") {
     const testDb = await createTestDatabase("api");
     const url = options.rewriteUrl ? options.rewriteUrl(testDb.url) : testDb.url;
-    const { app, database, server } = await boot(url, 4, fixture, config);
+    const { app, database, server } = await boot(url, 4, fixture, config, options.logDestination);
     return {
       app,
       server,
@@ -81,7 +89,7 @@ export async function startE2eApp(
   const dataDir = mkdtempSync(path.join(tmpdir(), "community-pglite-"));
   const embedded = await startEmbeddedPostgres({ dataDir });
   await migrateDeploy(embedded.url, { quiet: true });
-  const { app, database, server } = await boot(embedded.url, 1, fixture, config);
+  const { app, database, server } = await boot(embedded.url, 1, fixture, config, options.logDestination);
   return {
     app,
     server,

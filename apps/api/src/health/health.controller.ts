@@ -1,0 +1,39 @@
+import { Controller, Get, Inject, ServiceUnavailableException } from "@nestjs/common";
+import { HealthCheck, HealthCheckService } from "@nestjs/terminus";
+import { SkipThrottle } from "@nestjs/throttler";
+import { NotReadyException } from "../common/problems";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import { DatabaseHealthIndicator } from "./database.health";
+
+/** Probes for the platform: no authentication, never rate limited. */
+@Controller("health")
+@SkipThrottle()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: DatabaseHealthIndicator,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Liveness: the process serves HTTP. Deliberately checks nothing else, so an outage does not restart it. */
+  @Get("live")
+  @HealthCheck()
+  live() {
+    return this.health.check([]);
+  }
+
+  /** Readiness: route traffic here only while the database is reachable and migrated. */
+  @Get("ready")
+  @HealthCheck()
+  async ready() {
+    try {
+      return await this.health.check([() => this.database.check("database")]);
+    } catch (error) {
+      if (error instanceof ServiceUnavailableException) {
+        const result = error.getResponse() as { details?: Record<string, unknown> };
+        throw new NotReadyException(this.config.retryAfterSeconds, result.details ?? {});
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { testAdminUrl } from "@community/db/testing";
+import request from "supertest";
+import { expectProblem } from "../testing/contract-assertions";
+import { contractFixture } from "../testing/contract-fixture";
+import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { TcpProxy } from "../testing/tcp-proxy";
+
+describe("health probes", () => {
+  let proxy: TcpProxy;
+  let e2e: E2eApp;
+
+  beforeAll(async () => {
+    const server = new URL(testAdminUrl());
+    proxy = new TcpProxy(server.hostname, Number(server.port || 5432));
+    await proxy.start();
+    e2e = await startE2eApp("postgres", contractFixture(), {
+      rewriteUrl: (url) => {
+        const viaProxy = new URL(url);
+        viaProxy.hostname = "127.0.0.1";
+        viaProxy.port = String(proxy.port);
+        return viaProxy.toString();
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+    await proxy?.cut();
+  });
+
+  it("GET /health/live answers 200 JSON without authentication", async () => {
+    const response = await request(e2e.server).get("/health/live");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(response.body).toMatchObject({ status: "ok" });
+  });
+
+  it("GET /health/ready answers 200 JSON when the database is reachable and migrated", async () => {
+    const response = await request(e2e.server).get("/health/ready");
+    expect(response.status).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(response.body).toMatchObject({ status: "ok", details: { database: { status: "up" } } });
+  });
+
+  it("GET /health/ready answers 503 while a shipped migration is not applied", async () => {
+    const [latest] = (
+      await e2e.database.pool.query<{ id: string }>(
+        "SELECT id FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1",
+      )
+    ).rows;
+    await e2e.database.pool.query("UPDATE _prisma_migrations SET rolled_back_at = now() WHERE id = $1", [latest?.id]);
+    try {
+      const response = await request(e2e.server).get("/health/ready");
+      expectProblem(response, 503, "unavailable");
+      expect(response.body.checks.database).toMatchObject({
+        status: "down",
+        message: "migrations are not all applied",
+      });
+      expect(response.body.checks.database.pending).toHaveLength(1);
+      expect((await request(e2e.server).get("/health/live")).status).toBe(200);
+    } finally {
+      await e2e.database.pool.query("UPDATE _prisma_migrations SET rolled_back_at = NULL WHERE id = $1", [latest?.id]);
+    }
+    expect((await request(e2e.server).get("/health/ready")).status).toBe(200);
+  });
+
+  it("GET /health/ready answers 503 during a database outage while live stays 200, and recovers", async () => {
+    await proxy.cut();
+    const response = await request(e2e.server).get("/health/ready").timeout(20_000);
+    expectProblem(response, 503, "unavailable");
+    expect(response.headers["retry-after"]).toBe(String(e2e.config.retryAfterSeconds));
+    expect(response.body.checks.database).toEqual({ status: "down", message: "the database is unreachable" });
+    expect((await request(e2e.server).get("/health/live")).status).toBe(200);
+
+    await proxy.start();
+    let status = 0;
+    for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
+      status = (await request(e2e.server).get("/health/ready")).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status).toBe(200);
+  }, 60_000);
+});

@@ -1,0 +1,12 @@
+import { Module } from "@nestjs/common";
+import { TerminusModule } from "@nestjs/terminus";
+import { DatabaseHealthIndicator } from "./database.health";
+import { HealthController } from "./health.controller";
+
+@Module({
+  // Failed checks are answered as a 503 problem; terminus' own error log would only repeat it.
+  imports: [TerminusModule.forRoot({ logger: false })],
+  controllers: [HealthController],
+  providers: [DatabaseHealthIndicator],
+})
+export class HealthModule {}

@@ -1,0 +1,206 @@
+import net from "node:net";
+import { createDatabase, type Database } from "@community/db";
+import { createTestDatabase, type TestDatabase } from "@community/db/testing";
+import { loadFixture } from "@community/seed";
+import { ApiProcess } from "../testing/api-process";
+import { contractFixture, TOKENS } from "../testing/contract-fixture";
+
+const IN_FLIGHT = 5;
+
+/** Resolves when `count` queries of the database wait for a lock. */
+async function queriesWaitingOnLock(database: Database, name: string, count: number): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const { rows } = await database.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+      [name],
+    );
+    if ((rows[0]?.n ?? 0) >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`fewer than ${count} queries are waiting`);
+}
+
+const connects = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+describe("graceful shutdown of the compiled server", () => {
+  let testDb: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase("shutdown");
+    // One connection, so that the only test session in pg_stat_activity is the one asking.
+    database = createDatabase({ url: testDb.url, poolMax: 1 });
+    await loadFixture(database.prisma, contractFixture());
+  });
+
+  afterAll(async () => {
+    await database?.close();
+    await testDb?.drop();
+  });
+
+  it("on SIGTERM stops accepting, finishes every request in flight with 200, closes the pool and exits 0", async () => {
+    const api = new ApiProcess({
+      DATABASE_URL: testDb.url,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "info",
+      SHUTDOWN_TIMEOUT_MS: "20000",
+    });
+    const port = await api.listening();
+    const url = `http://127.0.0.1:${port}/v1/me/community/team/events`;
+    expect((await fetch(url, { headers: { Authorization: `Bearer ${TOKENS.runner}` } })).status).toBe(200);
+
+    // An exclusive lock on events holds every page query until the test lets go.
+    const locker = createDatabase({ url: testDb.url, poolMax: 1 });
+    const blocker = await locker.pool.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    const inFlight = Array.from({ length: IN_FLIGHT }, () =>
+      fetch(url, { headers: { Authorization: `Bearer ${TOKENS.runner}` } }).then(async (response) => {
+        const body = await response.text();
+        return response.status === 200
+          ? { status: 200, items: (JSON.parse(body) as { guides: unknown[] }).guides.length }
+          : { status: response.status, body };
+      }),
+    );
+    try {
+      await queriesWaitingOnLock(database, testDb.name, IN_FLIGHT);
+      api.kill("SIGTERM");
+      // Stopped accepting: new connections are refused while the old requests still wait.
+      let refused = false;
+      for (let attempt = 0; attempt < 100 && !refused; attempt++) {
+        refused = !(await connects(port));
+        if (!refused) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(refused).toBe(true);
+      let logged = false;
+      for (let attempt = 0; attempt < 100 && !logged; attempt++) {
+        logged = api.entries().some((entry) => String(entry.msg).startsWith("SIGTERM received"));
+        if (!logged) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(logged).toBe(true);
+    } finally {
+      await blocker.query("ROLLBACK");
+      blocker.release();
+      await locker.close();
+    }
+
+    const results = await Promise.all(inFlight);
+    expect(results).toEqual(Array.from({ length: IN_FLIGHT }, () => ({ status: 200, items: expect.any(Number) })));
+    expect(results.every((result) => (result.items ?? 0) > 0)).toBe(true);
+    expect(await api.exited).toBe(0);
+    expect(api.entries().at(-1)).toMatchObject({ msg: "closed", context: "Bootstrap" });
+    // The pool was closed: no session of the server (or the locker) is left once they end.
+    let sessions = -1;
+    for (let attempt = 0; attempt < 40 && sessions !== 0; attempt++) {
+      const { rows } = await database.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [testDb.name],
+      );
+      sessions = rows[0]?.n ?? -1;
+      if (sessions !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(sessions).toBe(0);
+  }, 60_000);
+
+  it("cuts requests still running after SHUTDOWN_TIMEOUT_MS and still exits 0", async () => {
+    const api = new ApiProcess({
+      DATABASE_URL: testDb.url,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      SHUTDOWN_TIMEOUT_MS: "300",
+      DB_STATEMENT_TIMEOUT_MS: "1000",
+    });
+    const port = await api.listening();
+    const locker = createDatabase({ url: testDb.url, poolMax: 1 });
+    const blocker = await locker.pool.connect();
+    await blocker.query("BEGIN");
+    await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    try {
+      const stuck = fetch(`http://127.0.0.1:${port}/v1/me/community/team/events`, {
+        headers: { Authorization: `Bearer ${TOKENS.runner}` },
+      }).then(
+        (response) => response.status,
+        () => "connection closed",
+      );
+      await queriesWaitingOnLock(database, testDb.name, 1);
+      api.kill("SIGTERM");
+      // The lock is still held: only the shutdown deadline can end this request.
+      expect(await stuck).toBe("connection closed");
+      const exit = await Promise.race([
+        api.exited,
+        new Promise((resolve) => setTimeout(() => resolve("hung"), 15_000)),
+      ]);
+      expect(exit).toBe(0);
+      expect(api.entries().map((entry) => entry.msg)).toContain(
+        "requests still running after 300 ms: closing their connections",
+      );
+    } finally {
+      await blocker.query("ROLLBACK");
+      blocker.release();
+      await locker.close();
+    }
+  }, 60_000);
+
+  it("waits for handlers whose client already left before closing the pool, and exits 0", async () => {
+    const api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
+    const port = await api.listening();
+    const locker = createDatabase({ url: testDb.url, poolMax: 1 });
+    const blocker = await locker.pool.connect();
+    await blocker.query("BEGIN");
+    // Held at the token lookup: after it, each handler still needs a connection for its page.
+    await blocker.query("LOCK TABLE access_tokens IN ACCESS EXCLUSIVE MODE");
+    try {
+      const abort = new AbortController();
+      const gone = Array.from({ length: 3 }, () =>
+        fetch(`http://127.0.0.1:${port}/v1/me/community/team/events`, {
+          headers: { Authorization: `Bearer ${TOKENS.runner}` },
+          signal: abort.signal,
+        }).catch(() => "aborted"),
+      );
+      await queriesWaitingOnLock(database, testDb.name, 3);
+      abort.abort();
+      expect(await Promise.all(gone)).toEqual(["aborted", "aborted", "aborted"]);
+      api.kill("SIGTERM");
+      // The server has no connection left, but three handlers still wait for the database.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      await blocker.query("ROLLBACK");
+      blocker.release();
+      await locker.close();
+    }
+    const exit = await Promise.race([api.exited, new Promise((resolve) => setTimeout(() => resolve("hung"), 20_000))]);
+    expect(exit).toBe(0);
+    const messages = api.entries().map((entry) => String(entry.msg));
+    expect(messages.filter((msg) => /pool|unexpected failure|transaction/i.test(msg))).toEqual([]);
+    expect(messages.at(-1)).toBe("closed");
+  }, 60_000);
+
+  it("writes its start-up logs as JSON lines when stdout is not a terminal", async () => {
+    const api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0" });
+    await api.listening();
+    api.kill("SIGTERM");
+    expect(await api.exited).toBe(0);
+    expect(api.stdout.filter((line) => line !== "").length).toBeGreaterThan(0);
+    for (const line of api.stdout.filter((l) => l !== "")) expect(() => JSON.parse(line)).not.toThrow();
+  }, 60_000);
+
+  it.each([
+    ["LOG_LEVEL", "loud"],
+    ["RATE_LIMIT_MAX", "lots"],
+    ["REDIS_URL", "localhost:6379"],
+    ["CORS_ORIGINS", "*"],
+  ])("refuses to start with a bad %s: a message naming it and a non-zero exit", async (name, value) => {
+    const api = new ApiProcess({ DATABASE_URL: testDb.url, PORT: "0", [name]: value });
+    expect(await api.exited).toBe(1);
+    expect(api.stderr).toContain(`Cannot start: Invalid configuration:\n  - ${name} must`);
+  });
+});

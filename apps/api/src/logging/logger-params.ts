@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Params } from "nestjs-pino";
+import { type DestinationStream, stdTimeFunctions } from "pino";
+import type { Options } from "pino-http";
+import type { Member } from "../auth/member";
+import type { AppConfig } from "../config/config";
+import { routeTemplate } from "../metrics/route-template";
+import type { RequestWithId } from "./request-id.middleware";
+
+type LoggedRequest = RequestWithId & {
+  route?: { path?: unknown };
+  baseUrl?: string;
+  path?: string;
+  member?: Member;
+};
+
+const PROBES = new Set(["/health/live", "/health/ready", "/metrics"]);
+
+/**
+ * The one JSON line written per request. It is built from a fixed list of fields (never the
+ * request's headers, cookies or query string), so an Authorization header or a token in a URL
+ * cannot reach the logs.
+ */
+function requestLine(request: LoggedRequest, response: ServerResponse, responseTime: number) {
+  // requestId comes from the request's child logger (customAttributeKeys.reqId).
+  return {
+    method: request.method,
+    route: routeTemplate(request),
+    path: request.path ?? request.url?.split("?")[0],
+    status: response.statusCode,
+    durationMs: responseTime,
+    userId: request.member?.userId,
+  };
+}
+
+/**
+ * nestjs-pino / pino-http settings: JSON lines on stdout, or pino-pretty when a person watches
+ * a terminal. Probes log at debug, so they stay out of info-level logs.
+ */
+export function loggerParams(config: AppConfig, destination?: DestinationStream): Params {
+  const pretty = destination === undefined && process.stdout.isTTY === true;
+  const options: Options<IncomingMessage, ServerResponse> = {
+    level: config.logLevel,
+    timestamp: stdTimeFunctions.isoTime,
+    transport: pretty
+      ? { target: require.resolve("pino-pretty"), options: { translateTime: "SYS:HH:MM:ss.l", singleLine: true } }
+      : undefined,
+    // requestIdMiddleware ran first and set req.id.
+    genReqId: (request) => (request as RequestWithId).id ?? "",
+    customAttributeKeys: { reqId: "requestId" },
+    // Only the fields of requestLine are logged: the request and response objects never are.
+    quietReqLogger: true,
+    quietResLogger: true,
+    wrapSerializers: false,
+    serializers: { req: () => undefined, res: () => undefined },
+    customLogLevel: (request, response, error) => {
+      if (error !== undefined || response.statusCode >= 500) return "error";
+      return PROBES.has((request as LoggedRequest).path ?? "") ? "debug" : "info";
+    },
+    customSuccessMessage: () => "request completed",
+    customErrorMessage: () => "request failed",
+    customSuccessObject: (request, response, value: { responseTime: number }) =>
+      requestLine(request as LoggedRequest, response, value.responseTime),
+    customErrorObject: (request, response, _error, value: { responseTime: number }) =>
+      requestLine(request as LoggedRequest, response, value.responseTime),
+  };
+  return { pinoHttp: destination === undefined ? options : [options, destination], renameContext: "context" };
+}

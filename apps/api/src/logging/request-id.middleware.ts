@@ -1,0 +1,16 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export const REQUEST_ID_HEADER = "X-Request-Id";
+/** What an upstream proxy may hand us: a UUID or similar token, never arbitrary text for the logs. */
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export type RequestWithId = IncomingMessage & { id?: string };
+
+/** The caller's X-Request-Id when it is well formed, else a new UUID; echoed on every response. */
+export function requestIdMiddleware(request: RequestWithId, response: ServerResponse, next: () => void): void {
+  const sent = request.headers["x-request-id"];
+  request.id = typeof sent === "string" && ACCEPTABLE_ID.test(sent) ? sent : randomUUID();
+  response.setHeader(REQUEST_ID_HEADER, request.id);
+  next();
+}

@@ -1,0 +1,104 @@
+import { Writable } from "node:stream";
+import request from "supertest";
+import { expectProblem } from "../testing/contract-assertions";
+import { contractFixture, TOKENS } from "../testing/contract-fixture";
+import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+
+const EVENTS = "/v1/me/community/team/events";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** Every line the app's logger writes, as text. */
+class Capture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.lines.push(
+      ...chunk
+        .toString()
+        .split("\n")
+        .filter((line) => line !== ""),
+    );
+    done();
+  }
+  entriesFor(requestId: string): Array<Record<string, unknown>> {
+    return this.lines.map((line) => JSON.parse(line)).filter((entry) => entry.requestId === requestId);
+  }
+}
+
+describe("request logs", () => {
+  const capture = new Capture();
+  let e2e: E2eApp;
+  let server: E2eApp["server"];
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres", contractFixture(), { env: { LOG_LEVEL: "info" }, logDestination: capture });
+    server = e2e.server;
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it("writes one JSON line per request with method, route, status, duration, request id and user id", async () => {
+    const response = await request(server)
+      .get(`${EVENTS}?per_page=5`)
+      .set("Authorization", `Bearer ${TOKENS.runner}`)
+      .set("X-Request-Id", "req-abc.123");
+    expect(response.status).toBe(200);
+    expect(response.headers["x-request-id"]).toBe("req-abc.123");
+    const entries = capture.entriesFor("req-abc.123");
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      level: 30,
+      msg: "request completed",
+      method: "GET",
+      route: EVENTS,
+      path: EVENTS,
+      status: 200,
+      userId: "user_runner",
+    });
+    expect(typeof entries[0]?.durationMs).toBe("number");
+    expect(typeof entries[0]?.time).toBe("string");
+    const line = capture.lines.find((l) => l.includes("req-abc.123")) ?? "";
+    expect(line.match(/"requestId"/g)).toHaveLength(1);
+  });
+
+  it("generates a UUID request id when none is sent, and returns it on errors too", async () => {
+    const response = await request(server).get(EVENTS);
+    expectProblem(response, 401, "unauthorized");
+    const id = response.headers["x-request-id"] as string;
+    expect(id).toMatch(UUID);
+    expect(capture.entriesFor(id)).toEqual([expect.objectContaining({ status: 401, route: EVENTS })]);
+    expect(capture.entriesFor(id)[0]).not.toHaveProperty("userId");
+  });
+
+  it.each([
+    ["too long", "x".repeat(129)],
+    ["with spaces", "a b"],
+    ["with a newline-like payload", 'id","level":60'],
+  ])("replaces a request id that is %s", async (_case, sent) => {
+    const response = await request(server).get("/health/live").set("X-Request-Id", sent);
+    expect(response.headers["x-request-id"]).toMatch(UUID);
+  });
+
+  it("never writes the Authorization header, the token, cookies or the query string", async () => {
+    const secret = "tok-not-a-real-token-but-secret";
+    const responses = await Promise.all([
+      request(server)
+        .get(EVENTS)
+        .set("Authorization", `Bearer ${TOKENS.runner}`)
+        .set("Cookie", "session=cookie-secret"),
+      request(server).get(`${EVENTS}?access_token=${secret}&page=1`).set("Authorization", `Bearer ${secret}`),
+      request(server).get(`/nowhere?token=${secret}`).set("Authorization", `Bearer ${secret}`),
+    ]);
+    expect(responses.map((r) => r.status)).toEqual([200, 401, 404]);
+    const written = capture.lines.join("\n");
+    for (const forbidden of [TOKENS.runner, secret, "cookie-secret", "Bearer", "authorization", "access_token"]) {
+      expect(written.toLowerCase()).not.toContain(forbidden.toLowerCase());
+    }
+    expect(capture.entriesFor(responses[2]?.headers["x-request-id"] as string)[0]).toMatchObject({
+      route: "unmatched",
+      path: "/nowhere",
+      status: 404,
+    });
+  });
+});

@@ -1,0 +1,49 @@
+import type { Database } from "@community/db";
+import { Gauge } from "prom-client";
+import type { MetricsService } from "./metrics.service";
+
+const INSTRUMENTED = Symbol("instrumented");
+type Instrumented = { query: (...args: unknown[]) => unknown; [INSTRUMENTED]?: true };
+
+/**
+ * Pool use as gauges read at scrape time, and the latency of every query: each pooled client is
+ * wrapped once, when it is first checked out (Prisma's pg adapter sends its queries through it).
+ */
+export function instrumentDatabase(database: Database, metrics: MetricsService): void {
+  const { pool } = database;
+  const poolGauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [metrics.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  poolGauge("db_pool_connections", "Connections the pool holds, idle or in use", () => pool.totalCount);
+  poolGauge("db_pool_idle_connections", "Idle connections in the pool", () => pool.idleCount);
+  poolGauge("db_pool_waiting_requests", "Queries waiting for a free connection", () => pool.waitingCount);
+  poolGauge("db_pool_max_connections", "Most connections the pool may open", () => pool.options.max ?? 10);
+
+  pool.on("acquire", (client: Instrumented) => {
+    if (client[INSTRUMENTED]) return;
+    client[INSTRUMENTED] = true;
+    const query = client.query.bind(client);
+    // pg's query() has many overloads; only the promise form (the one the adapter uses) is timed.
+    client.query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (!(result instanceof Promise)) return result;
+      const end = metrics.dbQueryDuration.startTimer();
+      return result.then(
+        (value) => {
+          end({ outcome: "ok" });
+          return value;
+        },
+        (error: unknown) => {
+          end({ outcome: "error" });
+          throw error;
+        },
+      );
+    };
+  });
+}

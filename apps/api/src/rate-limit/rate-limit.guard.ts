@@ -1,0 +1,75 @@
+import { hashToken } from "@community/db";
+import { type ExecutionContext, Inject, Injectable, Logger } from "@nestjs/common";
+import { Reflector } from "@nestjs/core";
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+  type ThrottlerStorage,
+} from "@nestjs/throttler";
+import type { Request, Response } from "express";
+import { RateLimitedException } from "../common/problems";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+
+const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
+const logger = new Logger("RateLimitGuard");
+
+/**
+ * @nestjs/throttler's guard, global, so it runs before authentication: a client over its budget
+ * is refused before its token is looked up in the database. The key is the SHA-256 of the bearer
+ * token (never the token itself) when one is sent, else the client address (which honours
+ * TRUST_PROXY). Headers follow the IETF RateLimit draft instead of X-RateLimit-*.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  override async shouldSkip(): Promise<boolean> {
+    return this.config.rateLimitMax === 0;
+  }
+
+  protected override async getTracker(request: Request): Promise<string> {
+    const token = BEARER.exec(request.headers.authorization ?? "")?.[1];
+    return token === undefined ? `ip:${request.ip ?? "unknown"}` : `token:${hashToken(token)}`;
+  }
+
+  /** One budget per caller across every limited route (the library's default is per handler). */
+  protected override generateKey(_context: ExecutionContext, tracker: string, name: string): string {
+    return `${name}:${tracker}`;
+  }
+
+  protected override async handleRequest(props: ThrottlerRequest): Promise<boolean> {
+    const { context, limit, ttl, blockDuration, throttler } = props;
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const response = http.getResponse<Response>();
+    const name = throttler.name ?? "default";
+    const key = this.generateKey(context, await this.getTracker(request), name);
+    const windowSeconds = Math.ceil(ttl / 1000);
+    let record: Awaited<ReturnType<ThrottlerStorage["increment"]>>;
+    try {
+      record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
+    } catch (error) {
+      // Shared storage down: serve rather than refuse everyone (availability over strict limits).
+      logger.warn(`rate limit storage failed, request not limited: ${(error as Error).message}`);
+      return true;
+    }
+    response.setHeader("RateLimit-Policy", `${name};q=${limit};w=${windowSeconds}`);
+    if (record.isBlocked) {
+      const retryAfter = Math.max(1, record.timeToBlockExpire);
+      response.setHeader("RateLimit", `${name};r=0;t=${retryAfter}`);
+      throw new RateLimitedException(retryAfter, limit, windowSeconds);
+    }
+    response.setHeader("RateLimit", `${name};r=${Math.max(0, limit - record.totalHits)};t=${record.timeToExpire}`);
+    return true;
+  }
+}

@@ -1,0 +1,25 @@
+import { ThrottlerStorageRedisService } from "@nest-lab/throttler-storage-redis";
+import { Module } from "@nestjs/common";
+import { APP_GUARD } from "@nestjs/core";
+import { ThrottlerModule } from "@nestjs/throttler";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import { FixedWindowMemoryStorage } from "./fixed-window-memory.storage";
+import { RateLimitGuard } from "./rate-limit.guard";
+import { RedisModule } from "./redis.module";
+import { RedisConnection } from "./redis.provider";
+
+/** Counters in Redis when REDIS_URL is set (one budget across replicas), else in memory. */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      imports: [RedisModule],
+      inject: [APP_CONFIG, RedisConnection],
+      useFactory: (config: AppConfig, redis: RedisConnection | null) => ({
+        throttlers: [{ name: "default", limit: config.rateLimitMax, ttl: config.rateLimitWindowSeconds * 1000 }],
+        storage: redis === null ? new FixedWindowMemoryStorage() : new ThrottlerStorageRedisService(redis.client),
+      }),
+    }),
+  ],
+  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+})
+export class RateLimitModule {}

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import request from "supertest";
+import { DEMO_OAUTH_CLIENTS, DEMO_TOKENS } from "@community/seed";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { DOCS_CONTENT_SECURITY_POLICY } from "./api-docs";
 import { OPENAPI_FILE } from "./openapi-file";
 
 describe("API documentation", () => {
@@ -40,8 +42,22 @@ describe("API documentation", () => {
     expect(script.text).toContain('url: "/openapi.json"');
     expect(script.text).toContain('"usePkceWithAuthorizationCodeGrant":true');
     expect(script.text).toContain('"scopes":["community:read"]');
+    expect(script.text).toContain(`"clientId":"${DEMO_OAUTH_CLIENTS.public.clientId}"`);
     expect(script.text).toContain('"/docs/oauth2-redirect.html"');
     expect((await request(e2e.server).get("/docs/oauth2-redirect.html")).status).toBe(200);
+  });
+
+  it("gives the UI a same-origin Content-Security-Policy and keeps default-src 'none' on the API", async () => {
+    for (const path of ["/docs", "/docs/swagger-ui-bundle.js", "/docs/oauth2-redirect.html"]) {
+      const csp = (await request(e2e.server).get(path)).headers["content-security-policy"];
+      expect(csp).toBe(DOCS_CONTENT_SECURITY_POLICY);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toMatch(/unsafe-eval|https?:/);
+    }
+    const api = await request(e2e.server)
+      .get("/v1/me/community/team/events")
+      .set("Authorization", `Bearer ${DEMO_TOKENS.runners.token}`);
+    expect(api.headers["content-security-policy"]).toBe("default-src 'none';frame-ancestors 'none'");
   });
 
   it("answers an unknown file under /docs with the 404 problem", async () => {

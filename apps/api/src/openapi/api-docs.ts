@@ -42,6 +42,19 @@ const INITIALIZER_JS = `window.onload = function () {
 };
 `;
 
+/** Swagger UI sets inline style attributes, and shows data: images; everything else is 'self'. */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
 /**
  * GET /openapi.json (the document that docs/openapi.json holds) and Swagger UI at GET /docs,
  * served from swagger-ui-dist. Registered before the Nest routes; other paths under /docs fall
@@ -50,6 +63,11 @@ const INITIALIZER_JS = `window.onload = function () {
 export function mountApiDocs(app: NestExpressApplication): void {
   const document = JSON.stringify(buildOpenApiDocument());
   const http = app.getHttpAdapter().getInstance() as Express;
+  // Replaces the API's default-src 'none' policy for the UI: same-origin scripts, styles and calls only.
+  http.use("/docs", (_request: Request, response: Response, next: () => void) => {
+    response.setHeader("Content-Security-Policy", DOCS_CONTENT_SECURITY_POLICY);
+    next();
+  });
   const send = (contentType: string, body: string) => (_request: Request, response: Response) => {
     response.status(200).type(contentType).send(body);
   };

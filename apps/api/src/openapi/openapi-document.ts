@@ -165,6 +165,18 @@ const problems: Record<string, ProblemResponse> = {
       instance: "/v1/me/community/team/events",
     },
   },
+  PayloadTooLarge: {
+    status: 413,
+    description: "The request declares a body larger than BODY_LIMIT_BYTES (no endpoint takes a body).",
+    types: ["payload-too-large"],
+    example: {
+      type: "https://community-team.dev/problems/payload-too-large",
+      title: "Payload too large",
+      status: 413,
+      detail: "Request bodies are limited to 102400 bytes",
+      instance: "/v1/me/community/team/events",
+    },
+  },
   Internal: {
     status: 500,
     description: "An unexpected failure; the body never carries a stack, SQL or internal message.",
@@ -179,7 +191,8 @@ const problems: Record<string, ProblemResponse> = {
   },
   Unavailable: {
     status: 503,
-    description: "The database is unreachable; the service recovers by itself. Retry after Retry-After seconds.",
+    description:
+      "The database is unreachable, or the request ran longer than REQUEST_TIMEOUT_MS; the service recovers by itself. Retry after Retry-After seconds.",
     types: ["unavailable"],
     headers: ["Retry-After"],
     example: {
@@ -229,6 +242,7 @@ const PROBLEMS_OF_A_LIST = [
   "InsufficientScope",
   "NotFound",
   "NotAcceptable",
+  "PayloadTooLarge",
   "RateLimited",
   "Internal",
   "Unavailable",
@@ -273,6 +287,132 @@ function listOperations(what: "events" | "guides", listSchema: string, order: st
   };
 }
 
+const HEALTH_RESULT = {
+  type: "object",
+  description: "@nestjs/terminus health check result.",
+  required: ["status", "info", "error", "details"],
+  properties: {
+    status: { const: "ok" },
+    info: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
+    error: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
+    details: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
+  },
+};
+
+const HEALTH_INDICATOR = {
+  type: "object",
+  required: ["status"],
+  properties: {
+    status: { enum: ["up", "down"] },
+    message: { type: "string" },
+    pending: { type: "array", items: { type: "string" }, description: "Migrations not applied yet." },
+    failed: { type: "array", items: { type: "string" }, description: "Migrations that failed." },
+  },
+};
+
+/** Probes and metrics for the platform: no bearer token, never rate limited. */
+function operationsPaths(): Json {
+  const common = (name: string) => ({ [String(problems[name]?.status)]: ref("responses", name) });
+  return {
+    "/health/live": {
+      get: {
+        operationId: "healthLive",
+        summary: "Liveness: the process serves HTTP",
+        description: "Checks nothing else, so a database outage does not get the process restarted.",
+        tags: ["operations"],
+        security: [],
+        responses: {
+          "200": { description: "Alive.", content: { "application/json": { schema: HEALTH_RESULT } } },
+          ...common("PayloadTooLarge"),
+          ...common("Internal"),
+        },
+      },
+    },
+    "/health/ready": {
+      get: {
+        operationId: "healthReady",
+        summary: "Readiness: the database answers and every migration is applied",
+        tags: ["operations"],
+        security: [],
+        responses: {
+          "200": {
+            description: "Ready for traffic.",
+            content: {
+              "application/json": {
+                schema: HEALTH_RESULT,
+                example: {
+                  status: "ok",
+                  info: { database: { status: "up" } },
+                  error: {},
+                  details: { database: { status: "up" } },
+                },
+              },
+            },
+          },
+          ...common("PayloadTooLarge"),
+          ...common("Internal"),
+          "503": ref("responses", "NotReady"),
+        },
+      },
+    },
+    "/metrics": {
+      get: {
+        operationId: "metrics",
+        summary: "Prometheus metrics (text exposition format)",
+        description:
+          "Request counts and latency by route and status, database query latency, pool use, process metrics. Requires `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set.",
+        tags: ["operations"],
+        security: [{}, { metricsToken: [] }],
+        responses: {
+          "200": {
+            description: "The metrics.",
+            content: { "text/plain": { schema: { type: "string" } } },
+          },
+          "401": {
+            description: "METRICS_TOKEN is set and the request does not carry it.",
+            headers: {
+              "WWW-Authenticate": {
+                required: true,
+                schema: { type: "string", const: 'Bearer realm="metrics"' },
+              },
+            },
+            content: {
+              "application/problem+json": {
+                schema: { allOf: [ref("schemas", "Problem"), { properties: { status: { const: 401 } } }] },
+              },
+            },
+          },
+          ...common("PayloadTooLarge"),
+          ...common("Internal"),
+        },
+      },
+    },
+  };
+}
+
+const NOT_READY_RESPONSE = {
+  description: "Not ready: the database is unreachable or a migration is pending or failed (see checks).",
+  headers: { "Retry-After": ref("headers", "Retry-After") },
+  content: {
+    "application/problem+json": {
+      schema: {
+        allOf: [
+          ref("schemas", "Problem"),
+          {
+            type: "object",
+            required: ["checks"],
+            properties: {
+              type: { pattern: "/unavailable$" },
+              status: { const: 503 },
+              checks: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
+            },
+          },
+        ],
+      },
+    },
+  },
+};
+
 /**
  * The OpenAPI 3.1 document of the public API, built from the shared wire schemas of
  * packages/domain, the pagination bounds and the problem catalogue; `pnpm openapi` writes it to
@@ -287,14 +427,16 @@ export function buildOpenApiDocument(): Json {
       description:
         "Read-only, paginated JSON lists of the events and guides of the authenticated user's community team. " +
         "Every error is an RFC 9457 problem (application/problem+json). Any method other than GET and HEAD on a " +
-        "list path is answered with the MethodNotAllowed response; an unknown path with the NotFound response " +
-        `(type not-found). Demo token: \`${DEMO_TOKENS.runners.token}\` (Authorize, bearer).`,
+        "list path is answered with the MethodNotAllowed response (a declared body over the limit gets PayloadTooLarge " +
+        "first; a CORS preflight from an allowed origin gets 204 when CORS_ORIGINS is set); an unknown path with the " +
+        `NotFound response (type not-found). Demo token: \`${DEMO_TOKENS.runners.token}\` (Authorize, bearer).`,
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
       { name: "events", description: "The team's events" },
       { name: "guides", description: "The team's guides" },
+      { name: "operations", description: "Health probes and metrics for the platform" },
     ],
     paths: {
       "/v1/me/community/team/events": listOperations(
@@ -307,9 +449,10 @@ export function buildOpenApiDocument(): Json {
         "GuideList",
         "published_at descending with drafts (null) first, then id ascending",
       ),
+      ...operationsPaths(),
     },
     components: {
-      schemas: wireJsonSchemas(),
+      schemas: { ...wireJsonSchemas(), HealthIndicator: HEALTH_INDICATOR },
       parameters: {
         page: queryParameter("page", PAGINATION.page, "The page to return, from 1."),
         per_page: queryParameter("per_page", PAGINATION.perPage, "Items per page."),
@@ -322,12 +465,20 @@ export function buildOpenApiDocument(): Json {
         },
       },
       headers,
-      responses: Object.fromEntries(Object.entries(problems).map(([name, p]) => [name, problemResponse(p)])),
+      responses: {
+        ...Object.fromEntries(Object.entries(problems).map(([name, p]) => [name, problemResponse(p)])),
+        NotReady: NOT_READY_RESPONSE,
+      },
       securitySchemes: {
         bearer: {
           type: "http",
           scheme: "bearer",
           description: `An access token (RFC 6750). Opaque demo tokens work too, e.g. ${DEMO_TOKENS.runners.token}.`,
+        },
+        metricsToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "GET /metrics only, when METRICS_TOKEN is set: that token.",
         },
         oauth2: {
           type: "oauth2",

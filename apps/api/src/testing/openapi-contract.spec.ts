@@ -125,6 +125,60 @@ describe(OpenApiContract.name, () => {
     expect(violations({ ...ok(), method: "POST" })).toContainEqual(expect.stringMatching(/expected status 405/));
   });
 
+  it("lets an oversized body meet the 413 problem and a CORS preflight its 204, and nothing else", () => {
+    expect(violations(problem(413, "payload-too-large", {}, EVENTS, "POST"))).toEqual([]);
+    expect(violations(problem(413, "method-not-allowed", {}, EVENTS, "POST"))).toContainEqual(
+      expect.stringMatching(/payload-too-large/),
+    );
+    const preflight = { method: "OPTIONS", url: EVENTS, status: 204, body: Buffer.alloc(0) };
+    expect(violations({ ...preflight, headers: { "access-control-allow-methods": "GET,HEAD" } })).toEqual([]);
+    expect(violations({ ...preflight, headers: {} })).toEqual([
+      expect.stringMatching(/missing required header Access-Control-Allow-Methods/),
+    ]);
+    expect(
+      violations({ ...preflight, headers: { "access-control-allow-methods": "GET" }, body: Buffer.from("x") }),
+    ).toEqual([expect.stringMatching(/a body where the document has none/)]);
+  });
+
+  it("checks the operations endpoints: health results, the not-ready problem and the metrics text", () => {
+    const json = (url: string, status: number, body: unknown, headers: Record<string, string> = {}) => ({
+      method: "GET",
+      url,
+      status,
+      headers: { "content-type": "application/json; charset=utf-8", ...headers },
+      body: Buffer.from(JSON.stringify(body)),
+    });
+    const up = {
+      status: "ok",
+      info: { database: { status: "up" } },
+      error: {},
+      details: { database: { status: "up" } },
+    };
+    expect(violations(json("/health/ready", 200, up))).toEqual([]);
+    expect(violations(json("/health/live", 200, { status: "ok" }))).toContainEqual(expect.stringMatching(/info/));
+    const notReady = {
+      ...JSON.parse(problem(503, "unavailable").body.toString()),
+      checks: { database: { status: "down", message: "the database is unreachable" } },
+    };
+    expect(
+      violations({
+        ...json("/health/ready", 503, notReady, { "retry-after": "5" }),
+        headers: { "content-type": "application/problem+json", "retry-after": "5" },
+      }),
+    ).toEqual([]);
+    const metrics = {
+      method: "GET",
+      url: "/metrics",
+      status: 200,
+      headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" },
+      body: Buffer.from("# HELP up 1\n"),
+    };
+    expect(violations(metrics)).toEqual([]);
+    expect(violations({ ...metrics, headers: { "content-type": "application/json" } })).toContainEqual(
+      expect.stringMatching(/content type/),
+    );
+  });
+
   it("holds unknown paths to the NotFound problem and names the paths it leaves to other contracts", () => {
     expect(violations(problem(404, "not-found", {}, "/v1/nothing"))).toEqual([]);
     expect(violations(ok({ url: "/v1/nothing" }))).toContainEqual(expect.stringMatching(/expected status 404/));

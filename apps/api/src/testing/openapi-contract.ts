@@ -11,8 +11,6 @@ export const UNDOCUMENTED_PATHS: ReadonlyArray<{ prefix: string; reason: string 
   { prefix: "/openapi.json", reason: "the document itself" },
   { prefix: "/docs", reason: "Swagger UI assets" },
   { prefix: "/oauth/", reason: "the authorization server (oidc-provider); its own protocol contract" },
-  { prefix: "/health/", reason: "operations probes" },
-  { prefix: "/metrics", reason: "Prometheus exposition format" },
 ];
 
 /** One HTTP exchange as the server wrote it. */
@@ -71,6 +69,16 @@ export class OpenApiContract {
     }
     const operation = pathItem[response.method.toLowerCase()] as Json | undefined;
     if (operation === undefined || !HTTP_METHODS.includes(response.method.toLowerCase())) {
+      if (response.method === "OPTIONS" && response.status === 204) {
+        // A CORS preflight answered by the CORS layer (CORS_ORIGINS): no body, and it names what it allows.
+        return this.verdict(label, response, 204, {
+          headers: { "Access-Control-Allow-Methods": { required: true, schema: { type: "string" } } },
+        });
+      }
+      if (response.status === 413) {
+        // The body limit is checked before routing, so an oversized body meets it before the 405.
+        return this.verdict(label, response, 413, this.deref(this.components("responses").PayloadTooLarge));
+      }
       // Methods a path does not document answer the shared MethodNotAllowed problem.
       return this.verdict(label, response, 405, this.deref(this.components("responses").MethodNotAllowed));
     }
@@ -125,11 +133,13 @@ export class OpenApiContract {
     if (media === undefined) {
       return [`content type ${String(contentType)} is not one of ${Object.keys(content).join(", ")}`];
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(response.body.toString("utf8"));
-    } catch {
-      return [`the body is not JSON: ${response.body.toString("utf8").slice(0, 200)}`];
+    let body: unknown = response.body.toString("utf8");
+    if (/[/+]json$/.test(mediaType ?? "")) {
+      try {
+        body = JSON.parse(body as string);
+      } catch {
+        return [`the body is not JSON: ${(body as string).slice(0, 200)}`];
+      }
     }
     const validate = this.validator(this.ajv, `body:${JSON.stringify(media.schema)}`, media.schema as Json);
     return validate(body) ? [] : [`body ${this.ajv.errorsText(validate.errors, { dataVar: "body" })}`];

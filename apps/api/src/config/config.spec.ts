@@ -61,6 +61,17 @@ describe(loadConfig.name, () => {
       retryAfterSeconds: 7,
       problemBaseUrl: "https://docs.example.com/problems",
       oauth: expect.objectContaining({ publicUrl: "http://localhost:8080" }),
+      logLevel: "warn",
+      metricsToken: "metrics-secret-0123456789",
+      rateLimitMax: 0,
+      rateLimitWindowSeconds: 1,
+      redisUrl: "redis://cache:6379/2",
+      redisKeyPrefix: "ct:prod:",
+      trustProxy: ["10.0.0.0/8", "loopback"],
+      shutdownTimeoutMs: 2500,
+      requestTimeoutMs: 4000,
+      bodyLimitBytes: 0,
+      corsOrigins: ["https://app.example.com", "http://localhost:5173"],
     });
   });
 
@@ -105,17 +116,6 @@ describe(loadConfig.name, () => {
       accessTokenTtlSeconds: 300,
       refreshTokenTtlSeconds: 3600,
       codeTtlSeconds: 30,
-      logLevel: "warn",
-      metricsToken: "metrics-secret-0123456789",
-      rateLimitMax: 0,
-      rateLimitWindowSeconds: 1,
-      redisUrl: "redis://cache:6379/2",
-      redisKeyPrefix: "ct:prod:",
-      trustProxy: ["10.0.0.0/8", "loopback"],
-      shutdownTimeoutMs: 2500,
-      requestTimeoutMs: 4000,
-      bodyLimitBytes: 0,
-      corsOrigins: ["https://app.example.com", "http://localhost:5173"],
     });
   });
 

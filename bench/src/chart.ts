@@ -6,7 +6,7 @@ export interface ChartSeries {
   points: Array<{ depth: string; p99Ms: number }>;
 }
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** A small self-contained SVG line chart: page depths on x, p99 on y, one line per series. */
 export function lineChartSvg(title: string, depths: string[], series: ChartSeries[]): string {
@@ -24,7 +24,7 @@ export function lineChartSvg(title: string, depths: string[], series: ChartSerie
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${margin.left}" y="24" font-size="15" font-weight="bold">${escape(title)}</text>`,
+    `<text x="${margin.left}" y="24" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
   ];
   for (let value = 0; value <= top + step / 2; value += step) {
     parts.push(
@@ -33,7 +33,7 @@ export function lineChartSvg(title: string, depths: string[], series: ChartSerie
     );
   }
   depths.forEach((depth, i) => {
-    parts.push(`<text x="${x(i)}" y="${margin.top + plotHeight + 20}" text-anchor="middle">${escape(depth)}</text>`);
+    parts.push(`<text x="${x(i)}" y="${margin.top + plotHeight + 20}" text-anchor="middle">${escapeXml(depth)}</text>`);
   });
   parts.push(
     `<text x="${margin.left + plotWidth / 2}" y="${height - 12}" text-anchor="middle">page depth</text>`,
@@ -54,7 +54,7 @@ export function lineChartSvg(title: string, depths: string[], series: ChartSerie
     const legendX = margin.left + plotWidth + 20;
     parts.push(
       `<line x1="${legendX}" x2="${legendX + 28}" y1="${legendY}" y2="${legendY}" stroke="${s.color}" stroke-width="2"${dash}/>`,
-      `<text x="${legendX + 36}" y="${legendY + 4}">${escape(s.label)}</text>`,
+      `<text x="${legendX + 36}" y="${legendY + 4}">${escapeXml(s.label)}</text>`,
     );
   });
   parts.push("</svg>");

@@ -12,14 +12,14 @@ export class AccessTokenRepository {
    * at `now`. Unknown, revoked and expired tokens are indistinguishable to the caller.
    */
   async findMemberByTokenHash(tokenHash: string, now: Date): Promise<Member | null> {
-    const token = await this.database.prisma.accessToken.findFirst({
-      where: {
-        tokenHash,
-        revokedAt: null,
-        OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-      },
-      select: { clientId: true, user: { select: { id: true, teamId: true } } },
-    });
-    return token === null ? null : { userId: token.user.id, teamId: token.user.teamId, clientId: token.clientId };
+    // One statement (one round trip) on the hot path of every request; the primary key finds the token.
+    const { rows } = await this.database.pool.query<{ user_id: string; team_id: string | null; client_id: string }>(
+      `SELECT u.id AS user_id, u.team_id, t.client_id
+         FROM access_tokens t JOIN users u ON u.id = t.user_id
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
+      [tokenHash, now],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { userId: row.user_id, teamId: row.team_id, clientId: row.client_id };
   }
 }

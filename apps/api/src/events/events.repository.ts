@@ -1,49 +1,56 @@
-import { type Database, readSnapshot } from "@community/db";
+import { type Database } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
-import { ACCOUNT_SELECT } from "../common/account.mapper";
+import { ACCOUNT_COLUMNS, accountOf } from "../common/account-columns";
+import { TeamListReader, type TeamListSpec } from "../common/team-list-reader";
 import type { TeamPageQuery, TeamPageRows } from "../common/team-page";
 import { DATABASE } from "../database/database.tokens";
 import type { EventRow } from "./events.mapper";
 
-const EVENT_SELECT = {
-  id: true,
-  slug: true,
-  name: true,
-  description: true,
-  coverUrl: true,
-  durationSeconds: true,
-  scheduledAt: true,
-  liveAt: true,
-  completedAt: true,
-  canceledAt: true,
-  offerReplayPurchase: true,
-  priceInCents: true,
-  currency: true,
-  account: { select: ACCOUNT_SELECT },
-} as const;
+/** Served by events_team_list_idx (team_id, scheduled_at DESC, id). */
+export const EVENTS_LIST: TeamListSpec = {
+  list: "events",
+  sortKey: "t.scheduled_at",
+  columns:
+    "t.id, t.slug, t.name, t.description, t.cover_url, t.duration_seconds, t.scheduled_at, t.live_at, " +
+    `t.completed_at, t.canceled_at, t.offer_replay_purchase, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
+};
+
+export function toEventRow(row: Record<string, unknown>): EventRow {
+  return {
+    id: row.id as string,
+    slug: row.slug as string,
+    name: row.name as string,
+    description: row.description as string | null,
+    coverUrl: row.cover_url as string | null,
+    durationSeconds: row.duration_seconds as number,
+    scheduledAt: row.scheduled_at as Date,
+    liveAt: row.live_at as Date | null,
+    completedAt: row.completed_at as Date | null,
+    canceledAt: row.canceled_at as Date | null,
+    offerReplayPurchase: row.offer_replay_purchase as boolean,
+    priceInCents: row.price_in_cents as number,
+    currency: row.currency as string,
+    account: accountOf(row),
+  };
+}
 
 @Injectable()
 export class EventsRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  private readonly reader: TeamListReader<EventRow>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.reader = new TeamListReader(
+      EVENTS_LIST,
+      async (text, values) => (await database.pool.query(text, values)).rows,
+      toEventRow,
+    );
+  }
 
   /**
-   * One page of a team's events, newest scheduled first, ties by id, and the team's total, from
-   * one snapshot. Served by events_team_list_idx (team_id, scheduled_at DESC, id).
+   * One page of a team's events, newest scheduled first, ties by id, with the team's total and the
+   * list's version, from one snapshot (one statement). No rows when `knownVersion` is current.
    */
-  findTeamPage({ teamId, offset, limit }: TeamPageQuery): Promise<TeamPageRows<EventRow>> {
-    return readSnapshot(this.database.prisma, async (tx) => {
-      const total = await tx.event.count({ where: { teamId } });
-      const rows =
-        offset >= total
-          ? []
-          : await tx.event.findMany({
-              where: { teamId },
-              orderBy: [{ scheduledAt: "desc" }, { id: "asc" }],
-              skip: offset,
-              take: limit,
-              select: EVENT_SELECT,
-            });
-      return { rows, total };
-    });
+  findTeamPage(query: TeamPageQuery): Promise<TeamPageRows<EventRow>> {
+    return this.reader.read(query);
   }
 }

@@ -1,44 +1,52 @@
-import { type Database, readSnapshot } from "@community/db";
+import { type Database } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
-import { ACCOUNT_SELECT } from "../common/account.mapper";
+import { ACCOUNT_COLUMNS, accountOf } from "../common/account-columns";
+import { TeamListReader, type TeamListSpec } from "../common/team-list-reader";
 import type { TeamPageQuery, TeamPageRows } from "../common/team-page";
 import { DATABASE } from "../database/database.tokens";
 import type { GuideRow } from "./guides.mapper";
 
-const GUIDE_SELECT = {
-  id: true,
-  slug: true,
-  name: true,
-  description: true,
-  coverUrl: true,
-  publishedAt: true,
-  priceInCents: true,
-  currency: true,
-  account: { select: ACCOUNT_SELECT },
-} as const;
+/**
+ * Drafts (no published_at) first, then newest published, as one key; served by the expression
+ * index guides_team_list_key_idx (team_id, COALESCE(published_at, 'infinity') DESC, id).
+ */
+export const GUIDES_LIST: TeamListSpec = {
+  list: "guides",
+  sortKey: "COALESCE(t.published_at, 'infinity'::timestamptz)",
+  columns: `t.id, t.slug, t.name, t.description, t.cover_url, t.published_at, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
+};
+
+export function toGuideRow(row: Record<string, unknown>): GuideRow {
+  return {
+    id: row.id as string,
+    slug: row.slug as string,
+    name: row.name as string,
+    description: row.description as string | null,
+    coverUrl: row.cover_url as string | null,
+    publishedAt: row.published_at as Date | null,
+    priceInCents: row.price_in_cents as number,
+    currency: row.currency as string,
+    account: accountOf(row),
+  };
+}
 
 @Injectable()
 export class GuidesRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  private readonly reader: TeamListReader<GuideRow>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.reader = new TeamListReader(
+      GUIDES_LIST,
+      async (text, values) => (await database.pool.query(text, values)).rows,
+      toGuideRow,
+    );
+  }
 
   /**
-   * One page of a team's guides, drafts first, then newest published, ties by id, and the team's
-   * total, from one snapshot. Served by guides_team_list_idx (team_id, published_at DESC, id).
+   * One page of a team's guides, drafts first, then newest published, ties by id, with the team's
+   * total and the list's version, from one snapshot (one statement).
    */
-  findTeamPage({ teamId, offset, limit }: TeamPageQuery): Promise<TeamPageRows<GuideRow>> {
-    return readSnapshot(this.database.prisma, async (tx) => {
-      const total = await tx.guide.count({ where: { teamId } });
-      const rows =
-        offset >= total
-          ? []
-          : await tx.guide.findMany({
-              where: { teamId },
-              orderBy: [{ publishedAt: { sort: "desc", nulls: "first" } }, { id: "asc" }],
-              skip: offset,
-              take: limit,
-              select: GUIDE_SELECT,
-            });
-      return { rows, total };
-    });
+  findTeamPage(query: TeamPageQuery): Promise<TeamPageRows<GuideRow>> {
+    return this.reader.read(query);
   }
 }

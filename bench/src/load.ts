@@ -19,7 +19,7 @@ export interface LoadReport {
  * are those of a settled table rather than of the first seconds after a bulk load.
  */
 export async function loadBenchData(url: string, n: number): Promise<LoadReport> {
-  const database = createDatabase({ url, poolMax: 2, statementTimeoutMs: 0 });
+  const database = createDatabase({ url, poolMax: 2, statementTimeoutMs: 30 * 60_000 });
   const started = performance.now();
   let largeTeamSeconds = 0;
   try {

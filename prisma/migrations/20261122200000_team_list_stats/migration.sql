@@ -33,12 +33,17 @@ BEGIN
     ON CONFLICT (team_id, list) DO UPDATE
       SET item_count = s.item_count + EXCLUDED.item_count, version = EXCLUDED.version\x3B
   ELSIF TG_OP = ''UPDATE'' THEN
-    INSERT INTO team_list_stats AS s (team_id, list, item_count, version)
-    SELECT team_id, TG_ARGV[0], sum(delta), nextval(''team_list_version_seq'')
-      FROM (SELECT team_id, -1 AS delta FROM old_rows UNION ALL SELECT team_id, 1 FROM new_rows) d
-     GROUP BY team_id ORDER BY team_id
-    ON CONFLICT (team_id, list) DO UPDATE
-      SET item_count = s.item_count + EXCLUDED.item_count, version = EXCLUDED.version\x3B
+    -- A row may move to a team that has no statistics yet: create them first, then apply the
+    -- deltas (an INSERT ... ON CONFLICT would check a negative count before finding the conflict).
+    INSERT INTO team_list_stats (team_id, list, item_count, version)
+    SELECT DISTINCT team_id, TG_ARGV[0], 0, 0 FROM new_rows ORDER BY 1
+    ON CONFLICT (team_id, list) DO NOTHING\x3B
+    UPDATE team_list_stats s
+       SET item_count = s.item_count + d.delta, version = nextval(''team_list_version_seq'')
+      FROM (SELECT team_id, sum(delta) AS delta
+              FROM (SELECT team_id, -1 AS delta FROM old_rows UNION ALL SELECT team_id, 1 FROM new_rows) c
+             GROUP BY team_id) d
+     WHERE s.team_id = d.team_id AND s.list = TG_ARGV[0]\x3B
   ELSIF TG_OP = ''DELETE'' THEN
     UPDATE team_list_stats s
        SET item_count = s.item_count - d.removed, version = nextval(''team_list_version_seq'')

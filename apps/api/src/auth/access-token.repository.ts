@@ -1,6 +1,7 @@
 import { type Database } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
+import { MEMBER_BY_TOKEN_HASH_SQL } from "./access-token.sql";
 import type { Member } from "./member";
 
 @Injectable()
@@ -14,9 +15,7 @@ export class AccessTokenRepository {
   async findMemberByTokenHash(tokenHash: string, now: Date): Promise<Member | null> {
     // One statement (one round trip) on the hot path of every request; the primary key finds the token.
     const { rows } = await this.database.pool.query<{ user_id: string; team_id: string | null; client_id: string }>(
-      `SELECT u.id AS user_id, u.team_id, t.client_id
-         FROM access_tokens t JOIN users u ON u.id = t.user_id
-        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
+      MEMBER_BY_TOKEN_HASH_SQL,
       [tokenHash, now],
     );
     const row = rows[0];

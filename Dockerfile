@@ -36,6 +36,7 @@ COPY apps/api/package.json apps/api/
 COPY apps/seed/package.json apps/seed/
 COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
+COPY bench/package.json bench/
 
 FROM manifests AS build
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile

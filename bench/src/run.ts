@@ -5,12 +5,14 @@ import { createTestDatabase } from "@community/db/testing";
 import { lineChartSvg } from "./chart";
 import { drive } from "./drive";
 import { BENCH_TOKEN, loadBenchData } from "./load";
+import { summarizeProfile } from "./profile-summary";
 import type { BenchReport, CaseReport, SizeReport } from "./report";
 import { markdownTable } from "./report";
 import { REPO_ROOT, type RunningServer, startServer } from "./servers";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
+const PROFILE_DIR = path.join(REPO_ROOT, "bench/results/profiles");
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c"];
 
 function parseArgs(argv: string[]) {
@@ -27,12 +29,14 @@ function parseArgs(argv: string[]) {
   for (const n of sizes) {
     if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--sizes takes positive integers, got ${sizesArg}`);
   }
-  const unknown = argv.filter((a) => a !== "--quick" && !a.startsWith("--sizes="));
+  const cpuProf = argv.includes("--cpu-prof");
+  const unknown = argv.filter((a) => a !== "--quick" && a !== "--cpu-prof" && !a.startsWith("--sizes="));
   if (unknown.length > 0)
-    throw new Error(`unknown argument(s): ${unknown.join(" ")} (use --quick, --sizes=1000,100000)`);
+    throw new Error(`unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000)`);
   return {
     quick,
     sizes,
+    cpuProf,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
     warmupSeconds: quick ? 1 : 3,
     seconds: quick ? 2 : 10,
@@ -93,9 +97,21 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
     log(
       `loaded N=${n}: large team in ${loadReport.largeTeamSeconds.toFixed(1)} s, all in ${loadReport.totalSeconds.toFixed(1)} s`,
     );
-    const api = await startServer("api", { databaseUrl: database.url, poolMax: settings.poolMax });
+    const nodeArgs = (name: string) =>
+      settings.cpuProf
+        ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}-${n}.cpuprofile`]
+        : [];
+    const api = await startServer("api", {
+      databaseUrl: database.url,
+      poolMax: settings.poolMax,
+      nodeArgs: nodeArgs("api"),
+    });
     servers.push(api);
-    const floor = await startServer("floor", { databaseUrl: database.url, poolMax: settings.poolMax });
+    const floor = await startServer("floor", {
+      databaseUrl: database.url,
+      poolMax: settings.poolMax,
+      nodeArgs: nodeArgs("floor"),
+    });
     servers.push(floor);
     const cases: CaseReport[] = [];
     for (const c of casesFor(n)) {
@@ -148,30 +164,42 @@ async function main(): Promise<void> {
   const settings = parseArgs(process.argv.slice(2));
   const startedAt = new Date().toISOString();
   const loadBefore = load();
-  const sizes: SizeReport[] = [];
-  for (const n of settings.sizes) sizes.push(await benchSize(n, settings));
-  const report: BenchReport = {
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    mode: settings.quick ? "quick" : "full",
-    machine: { cpus: cpus().length, node: process.version, loadBefore, loadAfter: load() },
-    settings: {
-      connections: settings.connections,
-      warmupSeconds: settings.warmupSeconds,
-      seconds: settings.seconds,
-      poolMax: settings.poolMax,
-    },
-    sizes,
-  };
   // Quick runs (CI) go to an ignored folder, so they never overwrite the committed full results.
   const dir = path.join(REPO_ROOT, "bench/results", settings.quick ? "quick" : "");
   mkdirSync(dir, { recursive: true });
   const stamp = startedAt.replace(/[:.]/g, "-");
-  const table = markdownTable(report);
-  writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(path.join(dir, "latest.md"), table);
-  writeFileSync(path.join(dir, "latest.svg"), chart(report));
+  const sizes: SizeReport[] = [];
+  let table = "";
+  for (const n of settings.sizes) {
+    sizes.push(await benchSize(n, settings));
+    // Written after every size, so that a long run that is stopped keeps what it measured.
+    const report: BenchReport = {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      mode: settings.quick ? "quick" : "full",
+      machine: { cpus: cpus().length, node: process.version, loadBefore, loadAfter: load() },
+      settings: {
+        connections: settings.connections,
+        warmupSeconds: settings.warmupSeconds,
+        seconds: settings.seconds,
+        poolMax: settings.poolMax,
+      },
+      sizes,
+    };
+    table = markdownTable(report);
+    writeFileSync(path.join(dir, `${stamp}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(dir, "latest.md"), table);
+    writeFileSync(path.join(dir, "latest.svg"), chart(report));
+  }
+  if (settings.cpuProf) {
+    const summaries = settings.sizes.flatMap((n) =>
+      ["api", "floor"].map(
+        (name) => `### ${name}, N=${n}\n\n${summarizeProfile(path.join(PROFILE_DIR, `${name}-${n}.cpuprofile`))}`,
+      ),
+    );
+    writeFileSync(path.join(dir, "latest-profile.md"), summaries.join("\n"));
+  }
   process.stdout.write(`\n${table}\nresults in ${path.relative(REPO_ROOT, dir) || "."}/latest.{json,md,svg}\n`);
 }
 

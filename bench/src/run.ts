@@ -95,7 +95,7 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
   try {
     const loadReport = await loadBenchData(database.url, n);
     log(
-      `loaded N=${n}: large team in ${loadReport.largeTeamSeconds.toFixed(1)} s, all in ${loadReport.totalSeconds.toFixed(1)} s`,
+      `loaded N=${n}: large team's events in ${loadReport.largeTeamEventsSeconds.toFixed(1)} s, its guides in ${loadReport.largeTeamGuidesSeconds.toFixed(1)} s, all in ${loadReport.totalSeconds.toFixed(1)} s`,
     );
     const nodeArgs = (name: string) =>
       settings.cpuProf

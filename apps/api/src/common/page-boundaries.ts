@@ -54,6 +54,11 @@ export class PageBoundaryCache {
     return { key, id, version: entry.version, skip: offset - index * entry.stride };
   }
 
+  /** Whether any boundaries are held for the team (of whatever version). */
+  has(teamId: string): boolean {
+    return this.entries.has(teamId);
+  }
+
   /** Whether the held boundaries are those of `version`. */
   isCurrent(teamId: string, version: string): boolean {
     return this.entries.get(teamId)?.version === version;

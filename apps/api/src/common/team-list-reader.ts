@@ -84,8 +84,10 @@ export function boundariesSql(spec: TeamListSpec): string {
 
 /**
  * Reads pages of one list for any team: the plain statement for shallow pages, a seek from a
- * cached page boundary for deep ones (refreshed in the background whenever the list's version
- * moves), so the cost of a page does not grow with its depth or the team's size.
+ * cached page boundary for deep ones (re-read when the list's version moves), so the cost of a
+ * page does not grow with its depth or the team's size. Writes that land faster than the
+ * boundaries can be re-read make deep pages fall back to the plain offset walk (see
+ * docs/database.md).
  */
 export class TeamListReader<Row> {
   private readonly plain: string;
@@ -110,13 +112,19 @@ export class TeamListReader<Row> {
   async read({ teamId, offset, limit, knownVersion }: TeamListQuery): Promise<TeamListResult<Row>> {
     const known = knownVersion ?? null;
     if (offset >= SEEK_MIN_OFFSET) {
-      const seek = this.cache.seekFor(teamId, offset);
-      if (seek !== undefined) {
+      // The first deep page of a team waits for its boundaries (one read, shared by all waiting
+      // requests) rather than walking `offset` index entries itself.
+      if (!this.cache.has(teamId)) await this.cache.refresh(teamId);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const seek = this.cache.seekFor(teamId, offset);
+        if (seek === undefined) break;
         const result = this.toResult(
           await this.query(this.seek, [teamId, limit, seek.skip, known, seek.key, seek.id, seek.version]),
           known,
         );
         if (result.version === seek.version || result.notModified) return result;
+        // The list changed since its boundaries were read: read them again, once, then seek again.
+        if (attempt === 0) await this.cache.refresh(teamId);
       }
     }
     const result = this.toResult(await this.query(this.plain, [teamId, limit, offset, known]), known);

@@ -156,6 +156,27 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
     }
   });
 
+  it("reads the boundaries on a team's first deep page and again after a write, then seeks", async () => {
+    const reader = new TeamListReader(EVENTS_LIST, query, toEventRow);
+    statements.length = 0;
+    const first = await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET + 10, limit: 10 });
+    expect(statements.at(-1)).toContain("$7");
+    expect(statements.some((text) => text.includes("row_number()"))).toBe(true);
+    expect(first.rows.map((r) => r.id)).toEqual(
+      (await expectedEventIds(BIG)).slice(SEEK_MIN_OFFSET + 10, SEEK_MIN_OFFSET + 20),
+    );
+
+    await loadFixture(e2e.database.prisma, { ...empty, events: [event(BIG, 7, "2031-01-01T00:00:00Z")] });
+    statements.length = 0;
+    const after = await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET + 10, limit: 10 });
+    // a seek against the old version (no rows), the boundaries again, a seek that holds
+    expect(statements.filter((text) => text.includes("$7"))).toHaveLength(2);
+    expect(after.version).not.toBe(first.version);
+    expect(after.rows.map((r) => r.id)).toEqual(
+      (await expectedEventIds(BIG)).slice(SEEK_MIN_OFFSET + 10, SEEK_MIN_OFFSET + 20),
+    );
+  });
+
   it("seeks among drafts and published guides alike, drafts first", async () => {
     const reader = new TeamListReader(GUIDES_LIST, query, toGuideRow);
     await reader.prepare(BIG);

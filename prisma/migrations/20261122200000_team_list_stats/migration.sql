@@ -100,7 +100,8 @@ SELECT team_id, 'guides', count(*), nextval('team_list_version_seq') FROM guides
 
 -- The guides list sorts drafts (no published_at) first, then newest first. As one key,
 -- COALESCE(published_at, 'infinity') DESC, that order can be entered at any item with a single
--- range condition (a keyset seek), which the nullable column alone cannot offer. Prisma's schema
--- language cannot express an expression index, so this one lives here only.
+-- range condition (a keyset seek), which the nullable column alone cannot offer. INCLUDE carries
+-- the column itself, without which PostgreSQL never plans an index-only scan over an expression.
+-- Prisma's schema language cannot express an expression index, so this one lives here only.
 DROP INDEX "guides_team_list_idx";
-CREATE INDEX "guides_team_list_key_idx" ON "guides"("team_id", (COALESCE("published_at", 'infinity'::timestamptz)) DESC, "id");
+CREATE INDEX "guides_team_list_key_idx" ON "guides"("team_id", (COALESCE("published_at", 'infinity'::timestamptz)) DESC, "id") INCLUDE ("published_at");

@@ -22,8 +22,8 @@ ALTER TABLE "team_list_stats" ADD CONSTRAINT "team_list_stats_team_id_fkey" FORE
 
 -- The adapter that applies migrations splits scripts at every semicolon, so the function bodies are
 -- E'' strings that write each semicolon as \x3B.
--- One function for both lists (TG_ARGV[0] names the list) and every operation. The deltas are
--- applied in team order so that concurrent multi-team writes lock the rows in the same order.
+-- One function for both lists (TG_ARGV[0] names the list) and every operation. Inserts apply their
+-- deltas in team order, so concurrent multi-team inserts lock the stats rows in the same order.
 CREATE FUNCTION "team_list_stats_track"() RETURNS trigger LANGUAGE plpgsql AS E'
 BEGIN
   IF TG_OP = ''INSERT'' THEN

@@ -21,28 +21,17 @@ import { Pool } from "pg";
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
 const query: QueryRunner = async (text, values) => (await pool.query(text, values)).rows;
 
-const LISTS = new Map<
-  string,
-  {
-    list: "events" | "guides";
-    read: (
-      q: Parameters<TeamListReader<never>["read"]>[0],
-    ) => Promise<{ rows: object[]; total: number; version: string; notModified: boolean }>;
-  }
->([
+// The readers map rows straight to the contract's items, as the api's repository + mapper do.
+const LISTS = new Map<string, { list: "events" | "guides"; reader: TeamListReader<object> }>([
   [
     "/v1/me/community/team/events",
-    { list: "events", read: readWith(new TeamListReader(EVENTS_LIST, query, (r) => toEvent(toEventRow(r)))) },
+    { list: "events", reader: new TeamListReader(EVENTS_LIST, query, (row) => toEvent(toEventRow(row))) },
   ],
   [
     "/v1/me/community/team/guides",
-    { list: "guides", read: readWith(new TeamListReader(GUIDES_LIST, query, (r) => toGuide(toGuideRow(r)))) },
+    { list: "guides", reader: new TeamListReader(GUIDES_LIST, query, (row) => toGuide(toGuideRow(row))) },
   ],
 ]);
-
-function readWith<T extends object>(reader: TeamListReader<T>) {
-  return (q: Parameters<TeamListReader<T>["read"]>[0]) => reader.read(q);
-}
 
 function fail(response: ServerResponse, status: number): void {
   response.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ status }));
@@ -74,7 +63,7 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
 
   const scope = { list: list.list, teamId, page, perPage };
   const ifNoneMatch = request.headers["if-none-match"];
-  const result = await list.read({
+  const result = await list.reader.read({
     teamId,
     offset: (page - 1) * perPage,
     limit: perPage,

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-
 /** What a list page's representation depends on besides the data: which list, team and page. */
 export interface ListTagScope {
   list: "events" | "guides";
@@ -12,35 +10,31 @@ export interface ListTagScope {
  * Changes whenever the JSON the mappers write changes shape, so that tags issued by an older
  * build never validate a representation this build writes differently.
  */
-const REPRESENTATION_REVISION = "1";
-
-function digest(scope: ListTagScope, version: string): string {
-  return createHash("sha256")
-    .update(`${REPRESENTATION_REVISION}\n${scope.list}\n${scope.teamId}\n${scope.page}\n${scope.perPage}\n${version}`)
-    .digest("base64url")
-    .slice(0, 22);
-}
+const REPRESENTATION_REVISION = "r1";
+const TAG = new RegExp(`(?:W/)?"([0-9]{1,19})-([0-9]{1,10})-([0-9]{1,3})-${REPRESENTATION_REVISION}"`, "g");
 
 /**
- * A strong entity tag of a list page: the list's version (which the database changes with every
- * write that can change any page of the list, including the total and the embedded accounts) and
- * a digest binding it to this team, page and page size. It is known before the page is read, so
- * a revalidation costs no page query.
+ * A strong entity tag of a list page: `"<version>-<page>-<per_page>-<revision>"`. The version is
+ * the list's row in team_list_stats, which the database changes with every write that can change
+ * any page of the list (items, their accounts, the total), and takes from a sequence: a version
+ * value belongs to one team's list, once, so it also names the team and the list. The tag is known
+ * before the page is read, so a revalidation costs no page query.
  */
 export function listEntityTag(scope: ListTagScope, version: string): string {
-  return `"${version}.${digest(scope, version)}"`;
+  return `"${version}-${scope.page}-${scope.perPage}-${REPRESENTATION_REVISION}"`;
 }
 
 /**
- * The list version that an If-None-Match header shows the client holding for this exact page:
- * "*" for `*`, the version of the first tag issued for this scope, or undefined. A tag of another
- * page, team or build, or a forged one, does not validate.
+ * The list version that an If-None-Match header shows the client holding for this page: "*" for
+ * `*`, the version of the first tag written for this page and page size by this build, or
+ * undefined. The list statement then compares it with the list's current version, so a tag of
+ * another team or an old version never gives a 304.
  */
 export function knownListVersion(header: string | undefined, scope: ListTagScope): string | undefined {
   if (header === undefined) return undefined;
   if (header.trim() === "*") return "*";
-  for (const [, version, mac] of header.matchAll(/(?:W\/)?"([0-9]{1,19})\.([A-Za-z0-9_-]{22})"/g)) {
-    if (version !== undefined && mac === digest(scope, version)) return version;
+  for (const [, version, page, perPage] of header.matchAll(TAG)) {
+    if (Number(page) === scope.page && Number(perPage) === scope.perPage) return version;
   }
   return undefined;
 }

@@ -228,6 +228,13 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
     await statsMatchCounts();
   });
 
+  it("never answers 304 to another team's tag for the same page", async () => {
+    const big = await get(TOKEN.big);
+    const small = await get(TOKEN.small).set("If-None-Match", big.headers.etag as string);
+    expect(small.status).toBe(200);
+    expect(small.headers.etag).not.toBe(big.headers.etag);
+  });
+
   it("changes the ETag of the teams whose items embed an account that changed", async () => {
     const before = await get(TOKEN.small);
     await loadFixture(e2e.database.prisma, {

@@ -38,6 +38,7 @@ COPY apps/seed/package.json apps/seed/
 COPY packages/client/package.json packages/client/
 COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
+COPY bench/package.json bench/
 
 FROM manifests AS build
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile

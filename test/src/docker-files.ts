@@ -108,10 +108,11 @@ export function inContext(files: Set<string>, relative: string): boolean {
   return files.has(clean) || [...files].some((file) => file.startsWith(`${clean}/`));
 }
 
-/** Folders of the workspace's packages (pnpm-workspace.yaml globs of the form `dir/*`). */
+/** Folders of the workspace's packages (pnpm-workspace.yaml globs of the form `dir/*`, or a folder). */
 export function workspacePackageDirs(): string[] {
   const workspace = parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8")) as { packages: string[] };
   return workspace.packages.flatMap((glob) => {
+    if (/^[\w.-]+(\/[\w.-]+)*$/.test(glob)) return existsSync(repoPath(glob, "package.json")) ? [glob] : [];
     if (!glob.endsWith("/*")) throw new Error(`unsupported workspace glob: ${glob}`);
     const parent = glob.slice(0, -2);
     return readdirSync(repoPath(parent), { withFileTypes: true })

@@ -1,6 +1,7 @@
 import { type Database } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
+import { MEMBER_BY_TOKEN_HASH_SQL } from "./access-token.sql";
 import type { Member } from "./member";
 
 @Injectable()
@@ -12,16 +13,14 @@ export class AccessTokenRepository {
    * at `now`. Unknown, revoked and expired tokens are indistinguishable to the caller.
    */
   async findMemberByTokenHash(tokenHash: string, now: Date): Promise<Member | null> {
-    const token = await this.database.prisma.accessToken.findFirst({
-      where: {
-        tokenHash,
-        revokedAt: null,
-        OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-      },
-      select: { clientId: true, user: { select: { id: true, teamId: true } } },
-    });
-    return token === null
+    // One statement (one round trip) on the hot path of every request; the primary key finds the token.
+    const { rows } = await this.database.pool.query<{ user_id: string; team_id: string | null; client_id: string }>(
+      MEMBER_BY_TOKEN_HASH_SQL,
+      [tokenHash, now],
+    );
+    const row = rows[0];
+    return row === undefined
       ? null
-      : { userId: token.user.id, teamId: token.user.teamId, clientId: token.clientId, scopes: null };
+      : { userId: row.user_id, teamId: row.team_id, clientId: row.client_id, scopes: null };
   }
 }

@@ -1,11 +1,35 @@
-import { entityTag, ifNoneMatchMatches } from "./etag";
+import { ifNoneMatchMatches, knownListVersion, type ListTagScope, listEntityTag } from "./etag";
 
-describe(entityTag.name, () => {
-  it("is a quoted strong tag that changes with the body", () => {
-    const a = entityTag('{"a":1}');
-    expect(a).toMatch(/^"[A-Za-z0-9_-]+"$/);
-    expect(entityTag('{"a":1}')).toBe(a);
-    expect(entityTag('{"a":2}')).not.toBe(a);
+const scope: ListTagScope = { list: "events", teamId: "team_a", page: 2, perPage: 10 };
+
+describe(listEntityTag.name, () => {
+  it("is a quoted strong tag that changes with the version, the page and the page size", () => {
+    const tag = listEntityTag(scope, "42");
+    expect(tag).toBe('"42-2-10-r1"');
+    const others = [
+      listEntityTag(scope, "43"),
+      listEntityTag({ ...scope, page: 3 }, "42"),
+      listEntityTag({ ...scope, perPage: 11 }, "42"),
+    ];
+    expect(new Set([tag, ...others]).size).toBe(others.length + 1);
+  });
+});
+
+describe(knownListVersion.name, () => {
+  it("gives the version of a tag written for the same page, also weak or among others", () => {
+    const tag = listEntityTag(scope, "42");
+    expect(knownListVersion(tag, scope)).toBe("42");
+    expect(knownListVersion(`W/${tag}`, scope)).toBe("42");
+    expect(knownListVersion(`"x", ${tag}`, scope)).toBe("42");
+    expect(knownListVersion(" * ", scope)).toBe("*");
+  });
+
+  it("ignores tags of another page or page size, of another build, and garbage", () => {
+    expect(knownListVersion(listEntityTag({ ...scope, page: 1 }, "42"), scope)).toBeUndefined();
+    expect(knownListVersion(listEntityTag({ ...scope, perPage: 100 }, "42"), scope)).toBeUndefined();
+    expect(knownListVersion('"42-2-10-r0"', scope)).toBeUndefined();
+    expect(knownListVersion('"abc"', scope)).toBeUndefined();
+    expect(knownListVersion(undefined, scope)).toBeUndefined();
   });
 });
 

@@ -1,8 +1,42 @@
-import { createHash } from "node:crypto";
+/** What a list page's representation depends on besides the data: which list, team and page. */
+export interface ListTagScope {
+  list: "events" | "guides";
+  teamId: string;
+  page: number;
+  perPage: number;
+}
 
-/** A strong entity tag over the exact bytes of a representation. */
-export function entityTag(body: string): string {
-  return `"${createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
+/**
+ * Changes whenever the JSON the mappers write changes shape, so that tags issued by an older
+ * build never validate a representation this build writes differently.
+ */
+const REPRESENTATION_REVISION = "r1";
+const TAG = new RegExp(`(?:W/)?"([0-9]{1,19})-([0-9]{1,10})-([0-9]{1,3})-${REPRESENTATION_REVISION}"`, "g");
+
+/**
+ * A strong entity tag of a list page: `"<version>-<page>-<per_page>-<revision>"`. The version is
+ * the list's row in team_list_stats, which the database changes with every write that can change
+ * any page of the list (items, their accounts, the total), and takes from a sequence: a version
+ * value belongs to one team's list, once, so it also names the team and the list. The tag is known
+ * before the page is read, so a revalidation costs no page query.
+ */
+export function listEntityTag(scope: ListTagScope, version: string): string {
+  return `"${version}-${scope.page}-${scope.perPage}-${REPRESENTATION_REVISION}"`;
+}
+
+/**
+ * The list version that an If-None-Match header shows the client holding for this page: "*" for
+ * `*`, the version of the first tag written for this page and page size by this build, or
+ * undefined. The list statement then compares it with the list's current version, so a tag of
+ * another team or an old version never gives a 304.
+ */
+export function knownListVersion(header: string | undefined, scope: ListTagScope): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === "*") return "*";
+  for (const [, version, page, perPage] of header.matchAll(TAG)) {
+    if (Number(page) === scope.page && Number(perPage) === scope.perPage) return version;
+  }
+  return undefined;
 }
 
 /**

@@ -23,7 +23,10 @@ export class EventsController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    const page = await this.events.listTeamEvents(member, toPageRequest(query));
+    const page = await this.events.listTeamEvents(member, {
+      ...toPageRequest(query),
+      ifNoneMatch: request.header("if-none-match"),
+    });
     sendListPage<Event>(request, response, page);
   }
 

@@ -23,7 +23,10 @@ export class GuidesController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    const page = await this.guides.listTeamGuides(member, toPageRequest(query));
+    const page = await this.guides.listTeamGuides(member, {
+      ...toPageRequest(query),
+      ifNoneMatch: request.header("if-none-match"),
+    });
     sendListPage<Guide>(request, response, page);
   }
 

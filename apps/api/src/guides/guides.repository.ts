@@ -1,44 +1,28 @@
-import { type Database, readSnapshot } from "@community/db";
+import { type Database } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
-import { ACCOUNT_SELECT } from "../common/account.mapper";
+import { TeamListReader } from "../common/team-list-reader";
 import type { TeamPageQuery, TeamPageRows } from "../common/team-page";
 import { DATABASE } from "../database/database.tokens";
+import { GUIDES_LIST, toGuideRow } from "./guides.list";
 import type { GuideRow } from "./guides.mapper";
-
-const GUIDE_SELECT = {
-  id: true,
-  slug: true,
-  name: true,
-  description: true,
-  coverUrl: true,
-  publishedAt: true,
-  priceInCents: true,
-  currency: true,
-  account: { select: ACCOUNT_SELECT },
-} as const;
 
 @Injectable()
 export class GuidesRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  private readonly reader: TeamListReader<GuideRow>;
+
+  constructor(@Inject(DATABASE) database: Database) {
+    this.reader = new TeamListReader(
+      GUIDES_LIST,
+      async (text, values) => (await database.pool.query(text, values)).rows,
+      toGuideRow,
+    );
+  }
 
   /**
-   * One page of a team's guides, drafts first, then newest published, ties by id, and the team's
-   * total, from one snapshot. Served by guides_team_list_idx (team_id, published_at DESC, id).
+   * One page of a team's guides, drafts first, then newest published, ties by id, with the team's
+   * total and the list's version, from one snapshot (one statement).
    */
-  findTeamPage({ teamId, offset, limit }: TeamPageQuery): Promise<TeamPageRows<GuideRow>> {
-    return readSnapshot(this.database.prisma, async (tx) => {
-      const total = await tx.guide.count({ where: { teamId } });
-      const rows =
-        offset >= total
-          ? []
-          : await tx.guide.findMany({
-              where: { teamId },
-              orderBy: [{ publishedAt: { sort: "desc", nulls: "first" } }, { id: "asc" }],
-              skip: offset,
-              take: limit,
-              select: GUIDE_SELECT,
-            });
-      return { rows, total };
-    });
+  findTeamPage(query: TeamPageQuery): Promise<TeamPageRows<GuideRow>> {
+    return this.reader.read(query);
   }
 }

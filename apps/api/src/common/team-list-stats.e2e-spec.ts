@@ -1,0 +1,251 @@
+import type { FixtureEvent, FixtureFile, FixtureGuide } from "@community/domain";
+import { loadFixture } from "@community/seed";
+import request from "supertest";
+import { EVENTS_LIST, toEventRow } from "../events/events.list";
+import type { EventRow } from "../events/events.mapper";
+import { GUIDES_LIST, toGuideRow } from "../guides/guides.list";
+import type { GuideRow } from "../guides/guides.mapper";
+import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type QueryRunner, SEEK_MIN_OFFSET, TeamListReader } from "./team-list-reader";
+
+const BIG = "team_big";
+const SMALL = "team_small";
+const TOKEN = { big: "tok-big", small: "tok-small" };
+// Enough items for pages deeper than SEEK_MIN_OFFSET, so deep pages go through boundary seeks.
+const BIG_SIZE = SEEK_MIN_OFFSET + 250;
+
+const empty: FixtureFile = { accounts: [], teams: [], users: [], access_tokens: [], events: [], guides: [] };
+
+function event(team: string, i: number, scheduledAt: string): FixtureEvent {
+  return {
+    id: `ev_${team}_${String(i).padStart(5, "0")}`,
+    team_id: team,
+    account_id: "acc_1",
+    slug: `event-${i}`,
+    name: `Event ${i}`,
+    description: null,
+    cover_url: null,
+    duration_seconds: 60,
+    scheduled_at: scheduledAt,
+    live_at: null,
+    completed_at: null,
+    canceled_at: null,
+    offer_replay_purchase: false,
+    price: { value_in_cents: 100, currency: "USD" },
+  };
+}
+
+/** Three items per instant (ties on the sort key), newest first by index. */
+const instant = (i: number) =>
+  `${new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString().slice(0, 19)}Z`;
+
+function guide(team: string, i: number): FixtureGuide {
+  return {
+    id: `gd_${team}_${String(i).padStart(5, "0")}`,
+    team_id: team,
+    account_id: "acc_1",
+    slug: `guide-${i}`,
+    name: `Guide ${i}`,
+    description: null,
+    cover_url: null,
+    // one in ten is a draft: drafts lead the list and boundaries fall among them too
+    published_at: i % 10 === 0 ? null : instant(i),
+    price: { value_in_cents: 0, currency: "EUR" },
+  };
+}
+
+function fixture(): FixtureFile {
+  return {
+    accounts: [
+      { id: "acc_1", slug: "acc-1", name: "One", partner: false, profile_image_url: null, cover_image_url: null },
+    ],
+    teams: [
+      { id: BIG, name: "Big" },
+      { id: SMALL, name: "Small" },
+    ],
+    users: [
+      { id: "u_big", name: "B", team_id: BIG },
+      { id: "u_small", name: "S", team_id: SMALL },
+    ],
+    access_tokens: [
+      { token: TOKEN.big, user_id: "u_big", client_id: "c", expires_at: null, revoked: false },
+      { token: TOKEN.small, user_id: "u_small", client_id: "c", expires_at: null, revoked: false },
+    ],
+    events: [
+      ...Array.from({ length: BIG_SIZE }, (_, i) => event(BIG, i, instant(i))),
+      ...Array.from({ length: 7 }, (_, i) => event(SMALL, i, instant(i))),
+    ],
+    guides: [...Array.from({ length: BIG_SIZE }, (_, i) => guide(BIG, i)), guide(SMALL, 1)],
+  };
+}
+
+describe.each<Backend>(["postgres", "embedded"])("team list stats and page boundaries on %s", (backend) => {
+  let e2e: E2eApp;
+  const statements: string[] = [];
+  const query: QueryRunner = async (text, values) => {
+    statements.push(text);
+    return (await e2e.database.pool.query(text, values)).rows;
+  };
+
+  /** The contract's order, computed from the database rows without the list SQL. */
+  async function expectedEventIds(team: string): Promise<string[]> {
+    const { rows } = await e2e.database.pool.query<{ id: string; at: Date }>(
+      "SELECT id, scheduled_at AS at FROM events WHERE team_id = $1",
+      [team],
+    );
+    return rows
+      .sort((a, b) => b.at.getTime() - a.at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((r) => r.id);
+  }
+
+  async function statsMatchCounts(): Promise<void> {
+    const { rows } = await e2e.database.pool.query(
+      `SELECT t.id AS team_id, l.list, COALESCE(s.item_count, 0)::int AS kept,
+              (CASE l.list WHEN 'events' THEN (SELECT count(*) FROM events e WHERE e.team_id = t.id)
+                           ELSE (SELECT count(*) FROM guides g WHERE g.team_id = t.id) END)::int AS counted
+         FROM teams t CROSS JOIN (VALUES ('events'), ('guides')) l(list)
+         LEFT JOIN team_list_stats s ON s.team_id = t.id AND s.list = l.list`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect({ ...row, kept: row.kept }).toEqual({ ...row, kept: row.counted });
+  }
+
+  const get = (token: string, query = "") =>
+    request(e2e.server).get(`/v1/me/community/team/events${query}`).set("Authorization", `Bearer ${token}`);
+
+  beforeAll(async () => {
+    e2e = await startE2eApp(backend, fixture());
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it("keeps every team's counts equal to its rows after loads into several teams", async () => {
+    await statsMatchCounts();
+    // a second load: new rows in both teams, and an event moved from one team to the other
+    await loadFixture(e2e.database.prisma, {
+      ...empty,
+      events: [event(SMALL, 100, instant(5)), { ...event(BIG, 3, instant(3)), team_id: SMALL, slug: "moved" }],
+      guides: [guide(SMALL, 200), guide(BIG, BIG_SIZE)],
+    });
+    await statsMatchCounts();
+    expect((await get(TOKEN.small)).headers["x-total-count"]).toBe("9");
+    expect((await get(TOKEN.big)).headers["x-total-count"]).toBe(String(BIG_SIZE - 1));
+    // move it back, so the other tests see the fixture's team sizes
+    await loadFixture(e2e.database.prisma, { ...empty, events: [event(BIG, 3, instant(3))] });
+    await e2e.database.pool.query("DELETE FROM events WHERE id = $1", [event(SMALL, 100, "").id]);
+    await statsMatchCounts();
+  });
+
+  it("serves deep pages through boundary seeks, exactly as the plain offset order", async () => {
+    const reader = new TeamListReader(EVENTS_LIST, query, toEventRow);
+    await reader.prepare(BIG);
+    const expected = await expectedEventIds(BIG);
+    for (const [offset, limit] of [
+      [SEEK_MIN_OFFSET, 100],
+      [SEEK_MIN_OFFSET + 37, 10],
+      [BIG_SIZE - 5, 100],
+    ] as const) {
+      statements.length = 0;
+      const page = await reader.read({ teamId: BIG, offset, limit });
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toContain("$7");
+      expect(page.rows.map((r: EventRow) => r.id)).toEqual(expected.slice(offset, offset + limit));
+      expect(page.total).toBe(BIG_SIZE);
+    }
+  });
+
+  it("reads the boundaries on a team's first deep page and again after a write, then seeks", async () => {
+    const reader = new TeamListReader(EVENTS_LIST, query, toEventRow);
+    statements.length = 0;
+    const first = await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET + 10, limit: 10 });
+    expect(statements.at(-1)).toContain("$7");
+    expect(statements.some((text) => text.includes("row_number()"))).toBe(true);
+    expect(first.rows.map((r) => r.id)).toEqual(
+      (await expectedEventIds(BIG)).slice(SEEK_MIN_OFFSET + 10, SEEK_MIN_OFFSET + 20),
+    );
+
+    await loadFixture(e2e.database.prisma, { ...empty, events: [event(BIG, 7, "2031-01-01T00:00:00Z")] });
+    statements.length = 0;
+    const after = await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET + 10, limit: 10 });
+    // a seek against the old version (no rows), the boundaries again, a seek that holds
+    expect(statements.filter((text) => text.includes("$7"))).toHaveLength(2);
+    expect(after.version).not.toBe(first.version);
+    expect(after.rows.map((r) => r.id)).toEqual(
+      (await expectedEventIds(BIG)).slice(SEEK_MIN_OFFSET + 10, SEEK_MIN_OFFSET + 20),
+    );
+  });
+
+  it("seeks among drafts and published guides alike, drafts first", async () => {
+    const reader = new TeamListReader(GUIDES_LIST, query, toGuideRow);
+    await reader.prepare(BIG);
+    const { rows } = await e2e.database.pool.query<{ id: string; at: Date | null }>(
+      "SELECT id, published_at AS at FROM guides WHERE team_id = $1",
+      [BIG],
+    );
+    const key = (at: Date | null) => (at === null ? Number.POSITIVE_INFINITY : at.getTime());
+    const expected = rows
+      .sort((a, b) => key(b.at) - key(a.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((r) => r.id);
+    for (const offset of [0, SEEK_MIN_OFFSET, SEEK_MIN_OFFSET + 123]) {
+      const page = await reader.read({ teamId: BIG, offset, limit: 100 });
+      expect(page.rows.map((r: GuideRow) => r.id)).toEqual(expected.slice(offset, offset + 100));
+    }
+  });
+
+  it("shows loader writes on the next deep page: new rows, moved timestamps, deletes; new ETag", async () => {
+    const reader = new TeamListReader(EVENTS_LIST, query, toEventRow);
+    await reader.prepare(BIG);
+    const deep = `?page=${SEEK_MIN_OFFSET / 100 + 1}&per_page=100`;
+    const before = await get(TOKEN.big, deep);
+    expect(before.status).toBe(200);
+
+    // the newest event becomes the oldest; a new newest one arrives; one deep event is deleted
+    const moved = event(BIG, 0, "2020-01-01T00:00:00Z");
+    await loadFixture(e2e.database.prisma, {
+      ...empty,
+      events: [moved, event(BIG, BIG_SIZE + 1, "2030-01-01T00:00:00Z")],
+    });
+    await e2e.database.pool.query("DELETE FROM events WHERE id = $1", [event(BIG, 1100, "").id]);
+
+    const expected = await expectedEventIds(BIG);
+    expect(expected.at(-1)).toBe(moved.id);
+    statements.length = 0;
+    const page = await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET, limit: 100 });
+    expect(page.rows.map((r) => r.id)).toEqual(expected.slice(SEEK_MIN_OFFSET, SEEK_MIN_OFFSET + 100));
+
+    const after = await get(TOKEN.big, deep);
+    expect(after.body.guides.map((e: { id: string }) => e.id)).toEqual(
+      expected.slice(SEEK_MIN_OFFSET, SEEK_MIN_OFFSET + 100),
+    );
+    expect(after.headers["x-total-count"]).toBe(String(BIG_SIZE));
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect((await get(TOKEN.big, deep).set("If-None-Match", before.headers.etag as string)).status).toBe(200);
+    expect((await get(TOKEN.big, deep).set("If-None-Match", after.headers.etag as string)).status).toBe(304);
+    const last = await get(TOKEN.big, `?page=${Math.ceil(BIG_SIZE / 100)}&per_page=100`);
+    expect(last.body.guides.at(-1).id).toBe(moved.id);
+    await statsMatchCounts();
+  });
+
+  it("never answers 304 to another team's tag for the same page", async () => {
+    const big = await get(TOKEN.big);
+    const small = await get(TOKEN.small).set("If-None-Match", big.headers.etag as string);
+    expect(small.status).toBe(200);
+    expect(small.headers.etag).not.toBe(big.headers.etag);
+  });
+
+  it("changes the ETag of the teams whose items embed an account that changed", async () => {
+    const before = await get(TOKEN.small);
+    await loadFixture(e2e.database.prisma, {
+      ...empty,
+      accounts: [
+        { id: "acc_1", slug: "acc-1", name: "Renamed", partner: true, profile_image_url: null, cover_image_url: null },
+      ],
+    });
+    const after = await get(TOKEN.small);
+    expect(after.body.guides[0].account.name).toBe("Renamed");
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect((await get(TOKEN.small).set("If-None-Match", before.headers.etag as string)).status).toBe(200);
+  });
+});

@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { MEMBER_BY_TOKEN_HASH_SQL } from "@community/api/dist/auth/access-token.sql";
+import { ifNoneMatchMatches, knownListVersion, listEntityTag } from "@community/api/dist/common/etag";
+import { buildLinkHeader } from "@community/api/dist/common/link-header";
+import { type QueryRunner, TeamListReader } from "@community/api/dist/common/team-list-reader";
+import { EVENTS_LIST, toEventRow } from "@community/api/dist/events/events.list";
+import { toEvent } from "@community/api/dist/events/events.mapper";
+import { GUIDES_LIST, toGuideRow } from "@community/api/dist/guides/guides.list";
+import { toGuide } from "@community/api/dist/guides/guides.mapper";
+import { paginationMeta } from "@community/domain";
+import { Pool } from "pg";
+
+/**
+ * The floor: what node:http and pg can serve at all for the same work as the api (the same token
+ * lookup SQL, the same list reader and SQL, the same mappers, JSON and headers), with no
+ * framework in between. Started by the benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
+ * Errors are bare status codes: the floor only has to be right on the benchmark's requests.
+ */
+
+const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
+const query: QueryRunner = async (text, values) => (await pool.query(text, values)).rows;
+
+// The readers map rows straight to the contract's items, as the api's repository + mapper do.
+const LISTS = new Map<string, { list: "events" | "guides"; reader: TeamListReader<object> }>([
+  [
+    "/v1/me/community/team/events",
+    { list: "events", reader: new TeamListReader(EVENTS_LIST, query, (row) => toEvent(toEventRow(row))) },
+  ],
+  [
+    "/v1/me/community/team/guides",
+    { list: "guides", reader: new TeamListReader(GUIDES_LIST, query, (row) => toGuide(toGuideRow(row))) },
+  ],
+]);
+
+function fail(response: ServerResponse, status: number): void {
+  response.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ status }));
+}
+
+function pageParam(value: string | null, fallback: number, max: number): number | undefined {
+  if (value === null) return fallback;
+  if (!/^[0-9]+$/.test(value)) return undefined;
+  const number = Number(value);
+  return number >= 1 && number <= max ? number : undefined;
+}
+
+async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? "/", "http://floor");
+  const list = LISTS.get(url.pathname);
+  if (list === undefined) return fail(response, 404);
+  const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
+  if (match === null) return fail(response, 401);
+  const tokenHash = createHash("sha256")
+    .update(match[1] as string)
+    .digest("hex");
+  const member = await pool.query(MEMBER_BY_TOKEN_HASH_SQL, [tokenHash, new Date()]);
+  if (member.rowCount === 0) return fail(response, 401);
+  const teamId = member.rows[0].team_id as string | null;
+  if (teamId === null) return fail(response, 404);
+  const page = pageParam(url.searchParams.get("page"), 1, 2_147_483_647);
+  const perPage = pageParam(url.searchParams.get("per_page"), 100, 100);
+  if (page === undefined || perPage === undefined) return fail(response, 400);
+
+  const scope = { list: list.list, teamId, page, perPage };
+  const ifNoneMatch = request.headers["if-none-match"];
+  const result = await list.reader.read({
+    teamId,
+    offset: (page - 1) * perPage,
+    limit: perPage,
+    knownVersion: knownListVersion(ifNoneMatch, scope),
+  });
+  const pagination = paginationMeta({ page, perPage }, result.total);
+  const etag = listEntityTag(scope, result.version);
+  const headers = {
+    link: buildLinkHeader(url.pathname, pagination),
+    "x-total-count": String(result.total),
+    etag,
+    "cache-control": "private, no-cache",
+    vary: "Authorization",
+  };
+  if (result.notModified || ifNoneMatchMatches(ifNoneMatch, etag)) {
+    response.writeHead(304, headers).end();
+    return;
+  }
+  const body = JSON.stringify({ guides: result.rows, meta: { pagination } });
+  response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
+}
+
+const server = createServer((request, response) => {
+  handle(request, response).catch(() => fail(response, 500));
+});
+server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? "127.0.0.1", () => {
+  const address = server.address();
+  process.stdout.write(`listening ${typeof address === "object" && address ? address.port : ""}\n`);
+});
+process.once("SIGTERM", () => {
+  server.close();
+  void pool.end();
+});

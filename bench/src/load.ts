@@ -1,0 +1,60 @@
+import { createDatabase } from "@community/db";
+import { loadFixture } from "@community/seed";
+import { BENCH_TOKEN, baseFixture, teamItems, teamSizes } from "./dataset";
+import { progressBar } from "./progress";
+
+export interface LoadReport {
+  n: number;
+  /** Rows of events (and as many of guides) in the tables. */
+  rowsPerTable: number;
+  /** Seconds to load the large team's N events through the seed loader (one transaction). */
+  largeTeamEventsSeconds: number;
+  /** Seconds to load the large team's N guides (one transaction). */
+  largeTeamGuidesSeconds: number;
+  /** Seconds for everything: base rows, the large team, the other teams, VACUUM ANALYZE. */
+  totalSeconds: number;
+}
+
+/**
+ * Loads the benchmark data through the seed app's loader, one transaction per team (the loader's
+ * unit), then VACUUM ANALYZE as autovacuum would eventually do, so plans and the visibility map
+ * are those of a settled table rather than of the first seconds after a bulk load.
+ */
+export async function loadBenchData(url: string, n: number): Promise<LoadReport> {
+  const database = createDatabase({ url, poolMax: 2, statementTimeoutMs: 30 * 60_000 });
+  const started = performance.now();
+  const large = { events: 0, guides: 0 };
+  try {
+    await loadFixture(database.prisma, baseFixture());
+    const sizes = teamSizes(n);
+    const grandTotal = sizes.reduce((sum, team) => sum + 2 * team.count, 0);
+    const bar = progressBar(`load N=${n.toLocaleString("en-US")}`);
+    let before = 0;
+    for (const { teamId, count } of sizes) {
+      const items = teamItems(teamId, count);
+      for (const list of ["events", "guides"] as const) {
+        const started = performance.now();
+        await loadFixture(
+          database.prisma,
+          { accounts: [], teams: [], users: [], access_tokens: [], events: [], guides: [], [list]: items[list] },
+          { onProgress: (done) => bar.update(before + done, grandTotal) },
+        );
+        if (teamId === sizes[0]?.teamId) large[list] = (performance.now() - started) / 1000;
+        before += count;
+      }
+    }
+    bar.finish();
+    await database.pool.query("VACUUM ANALYZE");
+    return {
+      n,
+      rowsPerTable: sizes.reduce((sum, team) => sum + team.count, 0),
+      largeTeamEventsSeconds: large.events,
+      largeTeamGuidesSeconds: large.guides,
+      totalSeconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+export { BENCH_TOKEN };

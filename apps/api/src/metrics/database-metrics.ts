@@ -29,8 +29,18 @@ export function instrumentDatabase(database: Database, metrics: MetricsService):
     if (client[INSTRUMENTED]) return;
     client[INSTRUMENTED] = true;
     const query = client.query.bind(client);
-    // pg's query() has many overloads; only the promise form (the one the adapter uses) is timed.
+    // pg's query() has many overloads: the promise form (Prisma's adapter) and the callback form
+    // (pool.query(), which the list readers use) are timed; a submittable query object is not.
     client.query = (...args: unknown[]) => {
+      const callback = args.at(-1);
+      if (typeof callback === "function") {
+        const end = metrics.dbQueryDuration.startTimer();
+        args[args.length - 1] = (error: unknown, value: unknown) => {
+          end({ outcome: error ? "error" : "ok" });
+          callback(error, value);
+        };
+        return query(...args);
+      }
       const result = query(...args);
       if (!(result instanceof Promise)) return result;
       const end = metrics.dbQueryDuration.startTimer();

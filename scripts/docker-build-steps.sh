@@ -290,7 +290,8 @@ mkdir -p "$WORK/home"
 cmd_words="$(node -e 'for (const w of JSON.parse(process.argv[1])) console.log(w)' "$LAST_CMD" 2>/dev/null)" ||
   die "CMD must be in exec form (a JSON array): $LAST_CMD"
 mapfile -t cmd <<<"$cmd_words"
-[[ ${cmd[0]:-} == node && -n ${cmd[1]:-} ]] || die "CMD should be [\"node\", \"<entry point>\"]: $LAST_CMD"
+[[ ${cmd[0]:-} == node && ${#cmd[@]} -ge 2 ]] || die "CMD should be [\"node\", <node flags>..., \"<entry point>\"]: $LAST_CMD"
+entry="${cmd[-1]}"
 
 failures=0
 check() { # description, command...
@@ -305,7 +306,7 @@ check() { # description, command...
   fi
 }
 
-check "CMD entry point ${cmd[1]} exists" test -f "${cmd[1]}"
+check "CMD entry point $entry exists" test -f "$entry"
 check "seed CLI apps/seed/dist/cli.js exists" test -f apps/seed/dist/cli.js
 check "prisma CLI resolves from packages/db" \
   node -e 'console.log(require.resolve("prisma/build/index.js", { paths: ["packages/db"] }))'

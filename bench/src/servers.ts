@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -14,6 +15,18 @@ export interface RunningServer {
   /** Current resident set size (VmRSS), in MB. */
   rssMb(): number;
   stop(): Promise<void>;
+}
+
+/**
+ * The node flags of the image's CMD (Dockerfile), such as the api's heap budget: the api runs
+ * here exactly as the image runs it.
+ */
+export function imageNodeFlags(): string[] {
+  const dockerfile = readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8");
+  const cmd = [...dockerfile.matchAll(/^CMD\s+(\[.*\])\s*$/gm)].at(-1)?.[1];
+  if (cmd === undefined) throw new Error("Dockerfile: no CMD in exec form");
+  const words = JSON.parse(cmd) as string[];
+  return words.slice(1, -1);
 }
 
 async function freePort(): Promise<number> {
@@ -49,7 +62,7 @@ async function waitUntilServing(baseUrl: string, child: ChildProcess, output: ()
 }
 
 /**
- * Starts a server as production would: the compiled JavaScript, NODE_ENV=production, and the
+ * Starts a server as production would: the compiled JavaScript, the image's node flags (api), NODE_ENV=production, and the
  * caller's environment passed through (so rate limits, log levels and the like can be set for a
  * run), with the database, port and pool size the benchmark chooses.
  */
@@ -60,8 +73,13 @@ export async function startServer(
   const port = await freePort();
   const script =
     name === "api" ? path.join(REPO_ROOT, "apps/api/dist/main.js") : path.join(REPO_ROOT, "bench/dist/floor-server.js");
-  let output = "";
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script], {
+  // The server's output goes to a file, not through a pipe into this process: reading a log line
+  // per request here would take CPU from the load generator in the api's runs only.
+  const logFile = path.join(mkdtempSync(path.join(tmpdir(), `bench-${name}-`)), "output.log");
+  const logFd = openSync(logFile, "w");
+  const output = () => readFileSync(logFile, "utf8").slice(-20_000);
+  const flags = name === "api" ? imageNodeFlags() : [];
+  const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), script], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,
@@ -71,15 +89,11 @@ export async function startServer(
       HOST: "127.0.0.1",
       PORT: String(port),
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", logFd, logFd],
   });
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
+  closeSync(logFd);
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntilServing(baseUrl, child, () => output);
+  await waitUntilServing(baseUrl, child, output);
   const pid = child.pid as number;
   return {
     name,

@@ -97,9 +97,13 @@ describe("Dockerfile", () => {
     expect(defined(users[0], "USER").line).toBeLessThan(cmd.line);
   });
 
-  it("starts the api with node apps/api/dist/main.js in production mode", () => {
+  it("starts the api with node apps/api/dist/main.js, a heap budget, in production mode", () => {
     const cmd = defined(all(runtime, "CMD").at(-1), "CMD");
-    expect(JSON.parse(cmd.args)).toEqual(["node", "apps/api/dist/main.js"]);
+    expect(JSON.parse(cmd.args)).toEqual([
+      "node",
+      expect.stringMatching(/^--max-old-space-size=\d+$/),
+      "apps/api/dist/main.js",
+    ]);
     // The same file the api package calls its entry point.
     expect(path.posix.join("apps/api", defined(readJson<PackageJson>("apps/api/package.json").main, "main"))).toBe(
       "apps/api/dist/main.js",

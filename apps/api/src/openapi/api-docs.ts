@@ -1,9 +1,12 @@
 import { DEMO_OAUTH_CLIENTS } from "@community/seed";
 import type { NestExpressApplication } from "@nestjs/platform-express";
 import type { Express, Request, Response } from "express";
-import { getAbsoluteFSPath } from "swagger-ui-dist";
 import { READ_SCOPE } from "../auth/scopes";
 import { buildOpenApiDocument } from "./openapi-document";
+
+// The package's index evaluates the whole Swagger UI bundle (about 40 MB of heap in the server);
+// only the folder of its static files is needed here.
+import getAbsoluteFSPath = require("swagger-ui-dist/absolute-path.js");
 
 /** Page of the interactive documentation; every asset comes from this origin (CSP 'self', offline). */
 const INDEX_HTML = `<!doctype html>

@@ -201,6 +201,9 @@ async function main(): Promise<void> {
     writeFileSync(path.join(dir, "latest-profile.md"), summaries.join("\n"));
   }
   process.stdout.write(`\n${table}\nresults in ${path.relative(REPO_ROOT, dir) || "."}/latest.{json,md,svg}\n`);
+  // Speed is never asserted, but failed responses mean the benchmark measured something else.
+  const bad = sizes.flatMap((size) => size.cases.flatMap((c) => [c.api.bad, c.floor.bad])).reduce((a, b) => a + b, 0);
+  if (bad > 0) throw new Error(`${bad} responses were neither 2xx nor 304 (see the non-2xx column)`);
 }
 
 main().catch((error: unknown) => {

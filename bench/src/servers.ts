@@ -82,6 +82,10 @@ export async function startServer(
   const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), script], {
     cwd: REPO_ROOT,
     env: {
+      // The limiter stays on, with a budget the load cannot exhaust (it measures throughput, not
+      // limits), and every request logs its line as in production; the caller may override both.
+      RATE_LIMIT_MAX: "10000000",
+      LOG_LEVEL: "info",
       ...process.env,
       NODE_ENV: "production",
       DATABASE_URL: options.databaseUrl,

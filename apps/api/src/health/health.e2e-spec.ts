@@ -10,17 +10,8 @@ describe("health probes", () => {
   let e2e: E2eApp;
 
   beforeAll(async () => {
-    const server = new URL(testAdminUrl());
-    proxy = new TcpProxy(server.hostname, Number(server.port || 5432));
-    await proxy.start();
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      rewriteUrl: (url) => {
-        const viaProxy = new URL(url);
-        viaProxy.hostname = "127.0.0.1";
-        viaProxy.port = String(proxy.port);
-        return viaProxy.toString();
-      },
-    });
+    proxy = await TcpProxy.inFrontOf(testAdminUrl());
+    e2e = await startE2eApp("postgres", contractFixture(), { rewriteUrl: (url) => proxy.route(url) });
   });
 
   afterAll(async () => {

@@ -14,6 +14,22 @@ export class TcpProxy {
     private readonly targetPort: number,
   ) {}
 
+  /** A started proxy in front of the server of a PostgreSQL URL (the test server, typically). */
+  static async inFrontOf(databaseUrl: string): Promise<TcpProxy> {
+    const server = new URL(databaseUrl);
+    const proxy = new TcpProxy(server.hostname, Number(server.port || 5432));
+    await proxy.start();
+    return proxy;
+  }
+
+  /** The same connection URL, routed through this proxy. */
+  route(databaseUrl: string): string {
+    const viaProxy = new URL(databaseUrl);
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String(this.port);
+    return viaProxy.toString();
+  }
+
   async start(): Promise<void> {
     const server = net.createServer((client) => {
       const upstream = net.connect(this.targetPort, this.targetHost);

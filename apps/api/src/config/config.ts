@@ -65,21 +65,24 @@ const httpUrl = (name: string, fallback: string) =>
       return z.NEVER;
     });
 
-const optionalHttpUrl = (name: string) =>
+/** An optional URL whose scheme is one of `protocols`; `message` says what is expected. */
+const optionalUrl = (protocols: string[], message: (raw: string) => string) =>
   z
     .string()
     .optional()
     .transform((raw, ctx) => {
       if (raw === undefined || raw === "") return undefined;
       try {
-        const url = new URL(raw);
-        if (url.protocol === "https:" || url.protocol === "http:") return raw;
+        if (protocols.includes(new URL(raw).protocol)) return raw;
       } catch {
         // reported below
       }
-      ctx.addIssue({ code: "custom", message: `${name} must be an absolute http(s) URL, got "${raw}"` });
+      ctx.addIssue({ code: "custom", message: message(raw) });
       return z.NEVER;
     });
+
+const optionalHttpUrl = (name: string) =>
+  optionalUrl(["http:", "https:"], (raw) => `${name} must be an absolute http(s) URL, got "${raw}"`);
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -110,20 +113,7 @@ const secret = (name: string, minLength: number) =>
       return raw;
     });
 
-const redisUrl = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (raw === undefined || raw === "") return undefined;
-    try {
-      const url = new URL(raw);
-      if (url.protocol === "redis:" || url.protocol === "rediss:") return raw;
-    } catch {
-      // reported below
-    }
-    ctx.addIssue({ code: "custom", message: "REDIS_URL must be a redis:// or rediss:// URL" });
-    return z.NEVER;
-  });
+const redisUrl = optionalUrl(["redis:", "rediss:"], () => "REDIS_URL must be a redis:// or rediss:// URL");
 
 /** Express' `trust proxy`: off, on, a hop count, or the addresses (IP, CIDR, loopback…) of the proxies. */
 export type TrustProxy = boolean | number | string[];

@@ -7,12 +7,6 @@ import { Logger } from "nestjs-pino";
 import type { DestinationStream } from "pino";
 import { AppModule } from "./app.module";
 import type { AppConfig } from "./config/config";
-import { requestIdMiddleware } from "./logging/request-id.middleware";
-import { httpMetricsMiddleware } from "./metrics/http-metrics.middleware";
-import { MetricsService } from "./metrics/metrics.service";
-import { mountAuthorizationServer } from "./oauth/mount-authorization-server";
-import { mountApiDocs } from "./openapi/api-docs";
-import { hardenHttp } from "./security/http-hardening";
 
 /** Builds the HTTP application; shared by main.ts and the end-to-end tests. */
 export async function createApp(
@@ -25,13 +19,10 @@ export async function createApp(
     { bodyParser: false, logger: options.logger, bufferLogs: options.logger !== false },
   );
   if (options.logger !== false) app.useLogger(app.get(Logger));
-  app.use(requestIdMiddleware);
-  app.use(httpMetricsMiddleware(app.get(MetricsService)));
-  hardenHttp(app, config);
+  // Settings of the Express application itself, which no middleware can change: req.ip honours
+  // TRUST_PROXY, no X-Powered-By, and ETags are computed per representation in sendListPage.
+  app.set("trust proxy", config.trustProxy);
   app.disable("x-powered-by");
-  // ETags are computed per representation in sendListPage, not by Express.
   app.set("etag", false);
-  mountApiDocs(app);
-  if (config.oauth.builtIn !== undefined) await mountAuthorizationServer(app, config, database);
   return app;
 }

@@ -3,7 +3,7 @@ import { type DynamicModule, Global, Module } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
 import { ProblemFilter } from "./common/problem.filter";
-import { createQueryValidationPipe } from "./common/validation.pipe";
+import { RequestValidationPipe } from "./common/validation.pipe";
 import { APP_CONFIG, type AppConfig } from "./config/config";
 import { DATABASE } from "./database/database.tokens";
 import { EventsModule } from "./events/events.module";
@@ -11,6 +11,8 @@ import { GuidesModule } from "./guides/guides.module";
 import { HealthModule } from "./health/health.module";
 import { LoggingModule } from "./logging/logging.module";
 import { MetricsModule } from "./metrics/metrics.module";
+import { OAuthModule } from "./oauth/oauth.module";
+import { DocsModule } from "./openapi/docs.module";
 import { RateLimitModule } from "./rate-limit/rate-limit.module";
 import { SecurityModule } from "./security/security.module";
 
@@ -39,19 +41,23 @@ export class AppModule {
   ): DynamicModule {
     return {
       module: AppModule,
+      // Middleware runs in this order (the request logger, global, before all): metrics count every
+      // response, security headers come before the sign-in pages replace their CSP.
       imports: [
         CoreModule.register(config, database),
         LoggingModule.register(config, options.logDestination),
+        MetricsModule,
         SecurityModule,
         RateLimitModule,
         HealthModule,
-        MetricsModule,
         EventsModule,
         GuidesModule,
+        DocsModule,
+        ...(config.oauth.builtIn === undefined ? [] : [OAuthModule]),
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
-        { provide: APP_PIPE, useFactory: createQueryValidationPipe },
+        { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],
     };
   }

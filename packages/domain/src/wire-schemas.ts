@@ -131,6 +131,26 @@ export const parameterErrorSchema = z
   })
   .register(wireRegistry, { id: "ParameterError" });
 
+export const healthIndicatorSchema = z
+  .looseObject({
+    status: z.enum(["up", "down"]),
+    message: z.string().optional(),
+    pending: z.array(z.string()).optional().describe("Migrations not applied yet."),
+    failed: z.array(z.string()).optional().describe("Migrations that failed."),
+  })
+  .register(wireRegistry, { id: "HealthIndicator" });
+
+const healthIndicators = z.record(z.string(), healthIndicatorSchema);
+
+export const healthResultSchema = z
+  .looseObject({
+    status: z.literal("ok"),
+    info: healthIndicators,
+    error: healthIndicators,
+    details: healthIndicators,
+  })
+  .register(wireRegistry, { id: "HealthResult", description: "@nestjs/terminus health check result." });
+
 /** RFC 9457 problem details; clients ignore members they do not know (section 3.2). */
 export const problemSchema = z
   .looseObject({
@@ -150,6 +170,7 @@ export const problemSchema = z
       .meta({ format: "uri-reference", examples: ["/v1/me/community/team/guides?per_page=500"] })
       .describe("The path and query of the request."),
     errors: z.array(parameterErrorSchema).min(1).optional().describe("Every invalid query parameter (400 only)."),
+    checks: healthIndicators.optional().describe("The result of each readiness check (503 of /health/ready only)."),
   })
   .register(wireRegistry, { id: "Problem", description: "An RFC 9457 problem (application/problem+json)." });
 

@@ -1,9 +1,9 @@
+import { READ_SCOPE } from "@community/domain";
 import { type ExecutionContext, Injectable } from "@nestjs/common";
 import { AuthGuard } from "@nestjs/passport";
 import type { Request } from "express";
 import { InsufficientScopeException, InvalidTokenException, MissingCredentialsException } from "../common/problems";
 import type { Member } from "./member";
-import { READ_SCOPE } from "./scopes";
 
 export type AuthenticatedRequest = Request & { member: Member };
 

@@ -2,10 +2,10 @@ import { hashToken } from "@community/db";
 import { Injectable } from "@nestjs/common";
 import { PassportStrategy } from "@nestjs/passport";
 import { Strategy } from "passport-http-bearer";
+import { UserRepository } from "../users/user.repository";
 import { AccessTokenRepository } from "./access-token.repository";
 import { JwtAccessTokenVerifier } from "./jwt-access-token.verifier";
 import type { Member } from "./member";
-import { UserRepository } from "./user.repository";
 
 /**
  * passport-http-bearer: resolves an access token to its member. A JWT is verified against the

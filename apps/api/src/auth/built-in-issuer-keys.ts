@@ -1,8 +1,6 @@
-import type { Database } from "@community/db";
-import { Inject, Injectable } from "@nestjs/common";
-import { DATABASE } from "../database/database.tokens";
-import { readPublicSigningKeys } from "../oauth/oauth-keys";
-import type { JWTVerifyGetKey } from "./jose";
+import { Injectable } from "@nestjs/common";
+import { OAuthKeysRepository } from "../oauth/oauth-keys.repository";
+import type { JWK, JWTVerifyGetKey } from "./jose";
 import { loadJose } from "./jose";
 
 /** At most one reload of the keys per this interval, however many unknown `kid`s arrive. */
@@ -18,7 +16,7 @@ export class BuiltInIssuerKeys {
   private cached: { getKey: JWTVerifyGetKey; loadedAt: number } | undefined;
   private reloading: Promise<JWTVerifyGetKey> | undefined;
 
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  constructor(private readonly keys: OAuthKeysRepository) {}
 
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
     const jose = await loadJose();
@@ -38,7 +36,7 @@ export class BuiltInIssuerKeys {
     this.reloading ??= (async () => {
       try {
         const jose = await loadJose();
-        const getKey = jose.createLocalJWKSet({ keys: await readPublicSigningKeys(this.database) });
+        const getKey = jose.createLocalJWKSet({ keys: (await this.keys.publicSigningKeys()) as JWK[] });
         this.cached = { getKey, loadedAt: Date.now() };
         return getKey;
       } finally {

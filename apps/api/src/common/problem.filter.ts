@@ -6,16 +6,21 @@ import {
   InternalProblemException,
   NotFoundProblemException,
   ProblemException,
+  type ProblemName,
   ServiceUnavailableException,
 } from "./problems";
 
-const STATUS_TITLES: Record<number, [type: string, title: string]> = {
-  400: ["bad-request", "Bad request"],
-  404: ["not-found", "Not found"],
-  413: ["payload-too-large", "Payload too large"],
-};
+/** The problems of the framework's own errors (unknown routes, unreadable requests), by status. */
+const FRAMEWORK_PROBLEMS: Record<number, ProblemName> = { 413: "PayloadTooLarge" };
 
-/** The one place that writes error bodies: RFC 9457 problem+json for every failure. */
+/**
+ * Where a route serves pages to a person (the sign-in pages), it puts a renderer under this key of
+ * `response.locals`, and its problems are written as that HTML page instead of JSON.
+ */
+export const PROBLEM_PAGE = "problemPage";
+export type ProblemPage = (problem: { title: string; status: number; detail: string }) => string;
+
+/** The one place that writes error bodies: RFC 9457 problem+json for every failure (or its page). */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemFilter.name);
@@ -34,6 +39,11 @@ export class ProblemFilter implements ExceptionFilter {
     }
     for (const [name, value] of Object.entries(problem.headers)) {
       response.setHeader(name, value);
+    }
+    const page = response.locals?.[PROBLEM_PAGE] as ProblemPage | undefined;
+    if (page !== undefined) {
+      response.status(problem.status).type("text/html; charset=utf-8").send(page(problem));
+      return;
     }
     const body = {
       type: `${this.config.problemBaseUrl}/${problem.type}`,
@@ -60,12 +70,7 @@ export class ProblemFilter implements ExceptionFilter {
       if (status === 404) {
         return new NotFoundProblemException(`No resource at ${request.method} ${request.path}`);
       }
-      const [type, title] = STATUS_TITLES[status] ?? ["bad-request", "Bad request"];
-      return new (class extends ProblemException {
-        readonly status = status;
-        readonly type = type;
-        readonly title = title;
-      })(exception.message);
+      return new ProblemException(FRAMEWORK_PROBLEMS[status] ?? "BadRequest", exception.message);
     }
     this.logger.error(
       `unexpected failure during ${request.method} ${request.path}`,

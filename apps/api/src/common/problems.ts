@@ -1,6 +1,10 @@
+import { type Problem, READ_SCOPE } from "@community/domain";
+
 /**
- * Typed exceptions for every problem the API answers with (contract section 7). Code throws
- * these; ProblemFilter alone turns them into RFC 9457 application/problem+json responses.
+ * The problem catalogue (contract section 7) and the typed exceptions code throws. Each problem
+ * type is described once here, with its status, title, headers and docs: ProblemFilter writes the
+ * RFC 9457 application/problem+json bodies from it, and the OpenAPI document's error responses
+ * are generated from it (openapi/problem-responses.ts).
  */
 
 export interface ParameterError {
@@ -8,16 +12,191 @@ export interface ParameterError {
   message: string;
 }
 
-export abstract class ProblemException extends Error {
-  abstract readonly status: number;
-  /** Last segment of the problem `type` URI. */
-  abstract readonly type: string;
-  abstract readonly title: string;
-  readonly headers: Record<string, string> = {};
+/** A response header a problem always carries, as the OpenAPI document describes it. */
+export interface ProblemHeader {
+  description: string;
+  schema: Record<string, unknown>;
+}
 
-  constructor(readonly detail: string) {
+export interface ProblemType {
+  /** Last segment of the problem `type` URI. */
+  type: string;
+  status: number;
+  title: string;
+  /** When the api answers with it: the description of its OpenAPI response. */
+  docs: string;
+  headers?: Record<string, ProblemHeader>;
+  /** Members beyond the RFC 9457 ones that it always carries (declared by the Problem wire schema). */
+  requires?: readonly (keyof Problem)[];
+  /** A typical body, for the documentation. */
+  example: Pick<Problem, "detail" | "errors"> & { instance?: string };
+}
+
+const REALM = 'Bearer realm="api"';
+const ALLOWED_METHODS = "GET, HEAD";
+
+const retryAfterHeader: Record<string, ProblemHeader> = {
+  "Retry-After": {
+    description: "Seconds to wait before trying again.",
+    schema: { type: "integer", minimum: 0, examples: [5] },
+  },
+};
+
+const challengeHeader = (schema: Record<string, unknown>): Record<string, ProblemHeader> => ({
+  "WWW-Authenticate": { description: "RFC 6750 challenge.", schema: { type: "string", ...schema } },
+});
+
+export const PROBLEM_CATALOGUE = {
+  InvalidQuery: {
+    type: "invalid-query",
+    status: 400,
+    title: "Invalid query parameter",
+    docs: "page or per_page is not a plain decimal integer within its bounds, or is given more than once; `errors` lists every invalid parameter.",
+    requires: ["errors"],
+    example: {
+      detail: "per_page must be an integer between 1 and 100",
+      instance: "/v1/me/community/team/guides?per_page=500",
+      errors: [{ parameter: "per_page", message: "must be an integer between 1 and 100" }],
+    },
+  },
+  InvalidForm: {
+    type: "invalid-form",
+    status: 400,
+    title: "Invalid form field",
+    docs: "A form of the sign-in pages lacks a field or has one too long; `errors` lists every invalid field.",
+    requires: ["errors"],
+    example: {
+      detail: "username must not be empty",
+      instance: "/oauth/interaction/abc/login",
+      errors: [{ parameter: "username", message: "must not be empty" }],
+    },
+  },
+  InteractionFailed: {
+    type: "interaction-failed",
+    status: 400,
+    title: "Sign-in cannot continue",
+    docs: "The sign-in or consent is unknown, expired, already finished, or not bound to this browser.",
+    example: { detail: "interaction session id cookie not found", instance: "/oauth/interaction/abc" },
+  },
+  BadRequest: {
+    type: "bad-request",
+    status: 400,
+    title: "Bad request",
+    docs: "The framework could not read the request.",
+    example: { detail: "Bad Request" },
+  },
+  Unauthorized: {
+    type: "unauthorized",
+    status: 401,
+    title: "Unauthorized",
+    docs: 'No, malformed, unknown, expired or revoked access token. A token that was sent but is not valid adds error="invalid_token" to the challenge.',
+    headers: challengeHeader({ pattern: '^Bearer realm="api"', examples: [`${REALM}, error="invalid_token"`] }),
+    example: { detail: "The access token is not valid" },
+  },
+  MetricsUnauthorized: {
+    type: "unauthorized",
+    status: 401,
+    title: "Unauthorized",
+    docs: "METRICS_TOKEN is set and the request does not carry it.",
+    headers: challengeHeader({ const: 'Bearer realm="metrics"' }),
+    example: { detail: "GET /metrics requires Authorization: Bearer <METRICS_TOKEN>", instance: "/metrics" },
+  },
+  InsufficientScope: {
+    type: "insufficient-scope",
+    status: 403,
+    title: "Insufficient scope",
+    docs: `The access token does not carry the ${READ_SCOPE} scope (error="insufficient_scope" in the challenge).`,
+    headers: challengeHeader({ pattern: '^Bearer realm="api"', examples: [`${REALM}, error="insufficient_scope"`] }),
+    example: { detail: `The access token does not grant the scope ${READ_SCOPE}` },
+  },
+  NotFound: {
+    type: "not-found",
+    status: 404,
+    title: "Not found",
+    docs: "No resource at this path.",
+    example: { detail: "No resource at GET /v1/nothing", instance: "/v1/nothing" },
+  },
+  NoCommunityTeam: {
+    type: "no-community-team",
+    status: 404,
+    title: "No community team",
+    docs: "The authenticated user is not a member of a community team.",
+    example: { detail: "The authenticated user is not a member of a community team" },
+  },
+  MethodNotAllowed: {
+    type: "method-not-allowed",
+    status: 405,
+    title: "Method not allowed",
+    docs: "Any method other than GET and HEAD on a list path.",
+    headers: {
+      Allow: { description: "The methods the resource answers.", schema: { type: "string", const: ALLOWED_METHODS } },
+    },
+    example: { detail: "POST is not allowed here; use GET or HEAD" },
+  },
+  NotAcceptable: {
+    type: "not-acceptable",
+    status: 406,
+    title: "Not acceptable",
+    docs: "The Accept header excludes application/json.",
+    example: { detail: "This endpoint produces application/json; the Accept header excludes it" },
+  },
+  PayloadTooLarge: {
+    type: "payload-too-large",
+    status: 413,
+    title: "Payload too large",
+    docs: "The request declares a body larger than BODY_LIMIT_BYTES (no endpoint takes a body).",
+    example: { detail: "Request bodies are limited to 102400 bytes" },
+  },
+  RateLimited: {
+    type: "rate-limited",
+    status: 429,
+    title: "Too many requests",
+    docs: "The caller exceeded its rate limit; retry after Retry-After seconds.",
+    headers: retryAfterHeader,
+    example: { detail: "More than 100 requests in 60 s; try again in 12 s" },
+  },
+  Internal: {
+    type: "internal",
+    status: 500,
+    title: "Internal server error",
+    docs: "An unexpected failure; the body never carries a stack, SQL or internal message.",
+    example: { detail: "An unexpected error occurred" },
+  },
+  Unavailable: {
+    type: "unavailable",
+    status: 503,
+    title: "Service unavailable",
+    docs: "The database is unreachable, or the request ran longer than REQUEST_TIMEOUT_MS; the service recovers by itself. Retry after Retry-After seconds.",
+    headers: retryAfterHeader,
+    example: { detail: "The database is unreachable; try again later" },
+  },
+  NotReady: {
+    type: "unavailable",
+    status: 503,
+    title: "Service unavailable",
+    docs: "Not ready: the database is unreachable or a migration is pending or failed (see checks).",
+    headers: retryAfterHeader,
+    requires: ["checks"],
+    example: { detail: "The service is not ready to serve requests", instance: "/health/ready" },
+  },
+} as const satisfies Record<string, ProblemType>;
+
+export type ProblemName = keyof typeof PROBLEM_CATALOGUE;
+
+/** Code throws these (or a subclass); ProblemFilter alone turns them into responses. */
+export class ProblemException extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly title: string;
+
+  constructor(
+    readonly problem: ProblemName,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(detail);
     this.name = new.target.name;
+    ({ status: this.status, type: this.type, title: this.title } = PROBLEM_CATALOGUE[problem]);
   }
 
   /** Members beyond the RFC 9457 ones. */
@@ -26,13 +205,13 @@ export abstract class ProblemException extends Error {
   }
 }
 
-export class InvalidQueryException extends ProblemException {
-  readonly status = 400;
-  readonly type = "invalid-query";
-  readonly title = "Invalid query parameter";
-
-  constructor(readonly errors: ParameterError[]) {
-    super(errors.map((e) => `${e.parameter} ${e.message}`).join("; "));
+/** A problem that lists every invalid input at once (`errors`). */
+abstract class FieldErrorsException extends ProblemException {
+  constructor(
+    problem: "InvalidQuery" | "InvalidForm",
+    readonly errors: ParameterError[],
+  ) {
+    super(problem, errors.map((e) => `${e.parameter} ${e.message}`).join("; "));
   }
 
   override extensions() {
@@ -40,129 +219,109 @@ export class InvalidQueryException extends ProblemException {
   }
 }
 
-const REALM = 'Bearer realm="api"';
+const retryAfter = (seconds: number) => ({ "Retry-After": String(seconds) });
+
+export class InvalidQueryException extends FieldErrorsException {
+  constructor(errors: ParameterError[]) {
+    super("InvalidQuery", errors);
+  }
+}
+
+/** A form of the sign-in pages that fails validation. */
+export class InvalidFormException extends FieldErrorsException {
+  constructor(errors: ParameterError[]) {
+    super("InvalidForm", errors);
+  }
+}
+
+/** A sign-in or consent step that cannot go on (unknown, expired or finished interaction). */
+export class InteractionFailedException extends ProblemException {
+  constructor(detail: string) {
+    super("InteractionFailed", detail);
+  }
+}
 
 /** No usable credentials: no Authorization header, another scheme, or an empty bearer token. */
 export class MissingCredentialsException extends ProblemException {
-  readonly status = 401;
-  readonly type = "unauthorized";
-  readonly title = "Unauthorized";
-  override readonly headers = { "WWW-Authenticate": REALM };
-
   constructor() {
-    super("This endpoint requires an Authorization: Bearer <access token> header");
+    super("Unauthorized", "This endpoint requires an Authorization: Bearer <access token> header", {
+      "WWW-Authenticate": REALM,
+    });
   }
 }
 
 /** A bearer token was sent and is not valid. Never says whether it was unknown, expired or revoked. */
 export class InvalidTokenException extends ProblemException {
-  readonly status = 401;
-  readonly type = "unauthorized";
-  readonly title = "Unauthorized";
-  override readonly headers = {
-    "WWW-Authenticate": `${REALM}, error="invalid_token", error_description="The access token is not valid"`,
-  };
-
   constructor() {
-    super("The access token is not valid");
+    super("Unauthorized", "The access token is not valid", {
+      "WWW-Authenticate": `${REALM}, error="invalid_token", error_description="The access token is not valid"`,
+    });
   }
 }
 
 /** A valid token that lacks the scope the endpoint needs (RFC 6750 section 3.1). */
 export class InsufficientScopeException extends ProblemException {
-  readonly status = 403;
-  readonly type = "insufficient-scope";
-  readonly title = "Insufficient scope";
-  override readonly headers: Record<string, string>;
-
   constructor(readonly scope: string) {
-    super(`The access token does not grant the scope ${scope}`);
-    this.headers = { "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${scope}"` };
+    super("InsufficientScope", `The access token does not grant the scope ${scope}`, {
+      "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${scope}"`,
+    });
   }
 }
 
 export class NotFoundProblemException extends ProblemException {
-  readonly status = 404;
-  readonly type = "not-found";
-  readonly title = "Not found";
+  constructor(detail: string) {
+    super("NotFound", detail);
+  }
 }
 
 export class NoCommunityTeamException extends ProblemException {
-  readonly status = 404;
-  readonly type = "no-community-team";
-  readonly title = "No community team";
-
   constructor() {
-    super("The authenticated user is not a member of a community team");
+    super("NoCommunityTeam", "The authenticated user is not a member of a community team");
   }
 }
 
 export class MethodNotAllowedException extends ProblemException {
-  readonly status = 405;
-  readonly type = "method-not-allowed";
-  readonly title = "Method not allowed";
-  override readonly headers = { Allow: "GET, HEAD" };
-
   constructor(method: string) {
-    super(`${method} is not allowed here; use GET or HEAD`);
+    super("MethodNotAllowed", `${method} is not allowed here; use GET or HEAD`, { Allow: ALLOWED_METHODS });
   }
 }
 
 export class NotAcceptableException extends ProblemException {
-  readonly status = 406;
-  readonly type = "not-acceptable";
-  readonly title = "Not acceptable";
-
   constructor() {
-    super("This endpoint produces application/json; the Accept header excludes it");
+    super("NotAcceptable", "This endpoint produces application/json; the Accept header excludes it");
   }
 }
 
 export class ServiceUnavailableException extends ProblemException {
-  readonly status = 503;
-  readonly type = "unavailable";
-  readonly title = "Service unavailable";
-
   constructor(retryAfterSeconds: number) {
-    super("The database is unreachable; try again later");
-    this.headers["Retry-After"] = String(retryAfterSeconds);
+    super("Unavailable", "The database is unreachable; try again later", retryAfter(retryAfterSeconds));
   }
 }
 
 export class InternalProblemException extends ProblemException {
-  readonly status = 500;
-  readonly type = "internal";
-  readonly title = "Internal server error";
-
   constructor() {
-    super("An unexpected error occurred");
+    super("Internal", "An unexpected error occurred");
   }
 }
 
 /** Too many requests for one token (or client address) in the current window. */
 export class RateLimitedException extends ProblemException {
-  readonly status = 429;
-  readonly type = "rate-limited";
-  readonly title = "Too many requests";
-
   constructor(retryAfterSeconds: number, limit: number, windowSeconds: number) {
-    super(`More than ${limit} requests in ${windowSeconds} s; try again in ${retryAfterSeconds} s`);
-    this.headers["Retry-After"] = String(retryAfterSeconds);
+    super(
+      "RateLimited",
+      `More than ${limit} requests in ${windowSeconds} s; try again in ${retryAfterSeconds} s`,
+      retryAfter(retryAfterSeconds),
+    );
   }
 }
 
 /** Readiness failed: the database is unreachable or its migrations are not all applied. */
 export class NotReadyException extends ProblemException {
-  readonly status = 503;
-  readonly type = "unavailable";
-  readonly title = "Service unavailable";
-
   constructor(
     retryAfterSeconds: number,
     private readonly checks: Record<string, unknown>,
   ) {
-    super("The service is not ready to serve requests");
-    this.headers["Retry-After"] = String(retryAfterSeconds);
+    super("NotReady", "The service is not ready to serve requests", retryAfter(retryAfterSeconds));
   }
 
   override extensions() {
@@ -172,35 +331,27 @@ export class NotReadyException extends ProblemException {
 
 /** The request did not complete in time (REQUEST_TIMEOUT_MS), almost always a slow database. */
 export class RequestTimeoutException extends ProblemException {
-  readonly status = 503;
-  readonly type = "unavailable";
-  readonly title = "Service unavailable";
-
   constructor(timeoutMs: number, retryAfterSeconds: number) {
-    super(`The request did not complete within ${timeoutMs} ms; try again later`);
-    this.headers["Retry-After"] = String(retryAfterSeconds);
+    super(
+      "Unavailable",
+      `The request did not complete within ${timeoutMs} ms; try again later`,
+      retryAfter(retryAfterSeconds),
+    );
   }
 }
 
 /** A declared body larger than BODY_LIMIT_BYTES. */
 export class PayloadTooLargeException extends ProblemException {
-  readonly status = 413;
-  readonly type = "payload-too-large";
-  readonly title = "Payload too large";
-
   constructor(limitBytes: number) {
-    super(`Request bodies are limited to ${limitBytes} bytes`);
+    super("PayloadTooLarge", `Request bodies are limited to ${limitBytes} bytes`);
   }
 }
 
 /** GET /metrics without the configured METRICS_TOKEN. */
 export class MetricsUnauthorizedException extends ProblemException {
-  readonly status = 401;
-  readonly type = "unauthorized";
-  readonly title = "Unauthorized";
-  override readonly headers = { "WWW-Authenticate": 'Bearer realm="metrics"' };
-
   constructor() {
-    super("GET /metrics requires Authorization: Bearer <METRICS_TOKEN>");
+    super("MetricsUnauthorized", "GET /metrics requires Authorization: Bearer <METRICS_TOKEN>", {
+      "WWW-Authenticate": 'Bearer realm="metrics"',
+    });
   }
 }

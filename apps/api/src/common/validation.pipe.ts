@@ -1,22 +1,41 @@
-import { type ValidationError, ValidationPipe } from "@nestjs/common";
-import { InvalidQueryException } from "./problems";
+import {
+  type ArgumentMetadata,
+  type PipeTransform,
+  type ValidationError,
+  ValidationPipe,
+  type ValidationPipeOptions,
+} from "@nestjs/common";
+import { InvalidFormException, InvalidQueryException, type ParameterError } from "./problems";
+
+const options = (problem: (errors: ParameterError[]) => Error): ValidationPipeOptions => ({
+  transform: true,
+  whitelist: true,
+  forbidNonWhitelisted: false,
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors: ValidationError[]) =>
+    problem(
+      errors.map((error) => ({
+        parameter: error.property,
+        message: Object.values(error.constraints ?? {})[0] ?? "is invalid",
+      })),
+    ),
+});
+
+/** Validates a query DTO; an invalid one is an invalid-query problem naming every bad parameter. */
+export function createQueryValidationPipe(): ValidationPipe {
+  return new ValidationPipe(options((errors) => new InvalidQueryException(errors)));
+}
 
 /**
- * Validates query DTOs with class-validator and reports every invalid parameter at once.
- * Unknown parameters are dropped (whitelist), not rejected: the contract ignores them.
+ * Validates query and form DTOs with class-validator and reports every invalid parameter at once:
+ * an invalid-query problem for a query, an invalid-form one for a form body. Unknown parameters
+ * are dropped (whitelist), not rejected: the contract ignores them.
  */
-export function createQueryValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidNonWhitelisted: false,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors: ValidationError[]) =>
-      new InvalidQueryException(
-        errors.map((error) => ({
-          parameter: error.property,
-          message: Object.values(error.constraints ?? {})[0] ?? "is invalid",
-        })),
-      ),
-  });
+export class RequestValidationPipe implements PipeTransform {
+  private readonly query = createQueryValidationPipe();
+  private readonly form = new ValidationPipe(options((errors) => new InvalidFormException(errors)));
+
+  transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    return (metadata.type === "body" ? this.form : this.query).transform(value, metadata);
+  }
 }

@@ -5,7 +5,7 @@ import type { Options } from "pino-http";
 import type { Member } from "../auth/member";
 import type { AppConfig } from "../config/config";
 import { routeTemplate } from "../metrics/route-template";
-import type { RequestWithId } from "./request-id.middleware";
+import { assignRequestId, type RequestWithId } from "./request-id";
 
 type LoggedRequest = RequestWithId & {
   route?: { path?: unknown };
@@ -45,8 +45,8 @@ export function loggerParams(config: AppConfig, destination?: DestinationStream)
     transport: pretty
       ? { target: require.resolve("pino-pretty"), options: { translateTime: "SYS:HH:MM:ss.l", singleLine: true } }
       : undefined,
-    // requestIdMiddleware ran first and set req.id.
-    genReqId: (request) => (request as RequestWithId).id ?? "",
+    // pino-http's middleware is the first of every request (LoggerModule is global): it sets req.id.
+    genReqId: assignRequestId,
     customAttributeKeys: { reqId: "requestId" },
     // Only the fields of requestLine are logged: the request and response objects never are.
     quietReqLogger: true,

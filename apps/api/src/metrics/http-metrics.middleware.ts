@@ -1,12 +1,16 @@
+import { Injectable, type NestMiddleware } from "@nestjs/common";
 import type { NextFunction, Request, Response } from "express";
-import type { MetricsService } from "./metrics.service";
+import { MetricsService } from "./metrics.service";
 import { routeTemplate } from "./route-template";
 
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** Counts and times every response by route template (never the raw URL) and status. */
-export function httpMetricsMiddleware(metrics: MetricsService) {
-  return (request: Request, response: Response, next: NextFunction) => {
+@Injectable()
+export class HttpMetricsMiddleware implements NestMiddleware {
+  constructor(private readonly metrics: MetricsService) {}
+
+  use(request: Request, response: Response, next: NextFunction): void {
     const start = process.hrtime.bigint();
     response.once("finish", () => {
       const labels = {
@@ -14,9 +18,9 @@ export function httpMetricsMiddleware(metrics: MetricsService) {
         route: routeTemplate(request),
         status: String(response.statusCode),
       };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+      this.metrics.httpRequests.inc(labels);
+      this.metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
     });
     next();
-  };
+  }
 }

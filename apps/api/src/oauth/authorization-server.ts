@@ -1,29 +1,43 @@
-import { type Database, verifySecret } from "@community/db";
-import { READ_SCOPE } from "../auth/scopes";
+import { verifySecret } from "@community/db";
+import { READ_SCOPE } from "@community/domain";
 import type { AppConfig, OAuthConfig } from "../config/config";
+import type { UserRepository } from "../users/user.repository";
 import { errorPage } from "./interaction-pages";
-import { loadOrCreateKeys, SIGNING_ALGORITHM } from "./oauth-keys";
+import type { OAuthKeysRepository } from "./oauth-keys.repository";
+import { SIGNING_ALGORITHM } from "./oauth-keys.repository";
+import type { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
-import { prismaAdapterFactory } from "./prisma-adapter";
 
 /** Path prefix of every route of the authorization server (issuer = PUBLIC_URL + this). */
 export const OAUTH_PREFIX = "/oauth";
+
+/** Injection token of the oidc-provider instance. */
+export const OIDC_PROVIDER = Symbol("OIDC_PROVIDER");
+
+export interface AuthorizationServerDependencies {
+  keys: OAuthKeysRepository;
+  storage: OAuthPayloadAdapter;
+  users: UserRepository;
+}
 
 /**
  * The built-in authorization server: oidc-provider (an OpenID-certified implementation) with
  * the authorization-code grant only, PKCE (S256) required of every client, JWT access tokens
  * (RFC 9068) for the api's audience, rotating refresh tokens and RFC 7009 revocation.
  */
-export async function createAuthorizationServer(config: AppConfig, database: Database): Promise<Provider> {
+export async function createAuthorizationServer(
+  config: AppConfig,
+  { keys: keyRepository, storage, users }: AuthorizationServerDependencies,
+): Promise<Provider> {
   const oauth = config.oauth;
   const builtIn = oauth.builtIn;
   if (builtIn === undefined) throw new Error("the built-in authorization server is disabled (AUTH_SERVER=false)");
-  // ESM-only, and it must stay a real import() (see auth/jose.ts).
+  // ESM-only, and it must stay a real import() (TypeScript's node16 module mode and the test transform keep it).
   const { default: ProviderClass, errors } = await import("oidc-provider");
-  const keys = await loadOrCreateKeys(database);
+  const keys = await keyRepository.loadOrCreate();
 
   const configuration: Configuration = {
-    adapter: prismaAdapterFactory(database),
+    adapter: storage.adapterClass(),
     jwks: { keys: keys.signing as NonNullable<Configuration["jwks"]>["keys"] },
     cookies: { keys: keys.cookies },
     clientDefaults: {
@@ -35,7 +49,7 @@ export async function createAuthorizationServer(config: AppConfig, database: Dat
     scopes: ["openid", "offline_access", READ_SCOPE],
     claims: { openid: ["sub"], profile: ["name"] },
     findAccount: async (_ctx, sub) => {
-      const user = await database.prisma.user.findUnique({ where: { id: sub }, select: { id: true, name: true } });
+      const user = await users.findProfile(sub);
       return user === null ? undefined : { accountId: user.id, claims: () => ({ sub: user.id, name: user.name }) };
     },
     pkce: { required: () => true },

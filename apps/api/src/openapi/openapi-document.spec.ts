@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { PAGINATION } from "@community/domain";
 import { buildOpenApiDocument } from "./openapi-document";
 import { OPENAPI_FILE, renderOpenApiFile } from "./openapi-file";
 
@@ -25,22 +24,5 @@ describe("OpenAPI document", () => {
     // "in" must be one of query, header, path, cookie
     broken.components.parameters["If-None-Match"] = { name: "If-None-Match", in: "body", schema: {} };
     await expect(SwaggerParser.validate(broken as unknown as OpenApi)).rejects.toThrow();
-  });
-
-  it("states the pagination bounds of packages/domain", () => {
-    const parameters = (buildOpenApiDocument().components as { parameters: Record<string, { schema: unknown }> })
-      .parameters;
-    expect(parameters.page?.schema).toEqual({
-      type: "integer",
-      minimum: PAGINATION.page.min,
-      maximum: PAGINATION.page.max,
-      default: PAGINATION.page.default,
-    });
-    expect(parameters.per_page?.schema).toEqual({
-      type: "integer",
-      minimum: PAGINATION.perPage.min,
-      maximum: PAGINATION.perPage.max,
-      default: PAGINATION.perPage.default,
-    });
   });
 });

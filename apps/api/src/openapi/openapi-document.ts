@@ -1,6 +1,7 @@
-import { PAGINATION, wireJsonSchemas } from "@community/domain";
+import { PAGINATION, READ_SCOPE, wireJsonSchemas } from "@community/domain";
 import { DEMO_TOKENS } from "@community/seed";
-import { READ_SCOPE } from "../auth/scopes";
+import type { ProblemName } from "../common/problems";
+import { problemComponents, problemRefs } from "./problem-responses";
 
 type Json = Record<string, unknown>;
 
@@ -46,186 +47,7 @@ const headers: Record<string, Json> = {
     description: "The caller's remaining quota r and the seconds t until the window resets.",
     schema: { type: "string", examples: ["default;r=99;t=60"] },
   },
-  "Retry-After": {
-    description: "Seconds to wait before trying again.",
-    required: true,
-    schema: { type: "integer", minimum: 0, examples: [5] },
-  },
-  "WWW-Authenticate": {
-    description: "RFC 6750 challenge.",
-    required: true,
-    schema: { type: "string", pattern: '^Bearer realm="api"', examples: ['Bearer realm="api", error="invalid_token"'] },
-  },
-  Allow: {
-    description: "The methods the resource answers.",
-    required: true,
-    schema: { type: "string", const: "GET, HEAD" },
-  },
 };
-
-interface ProblemResponse {
-  status: number;
-  description: string;
-  types: string[];
-  headers?: string[];
-  example: Json;
-}
-
-/** Every problem the api answers with (contract section 7, plus 403 for the read scope). */
-const problems: Record<string, ProblemResponse> = {
-  InvalidQuery: {
-    status: 400,
-    description:
-      "page or per_page is not a plain decimal integer within its bounds, or is given more than once; `errors` lists every invalid parameter.",
-    types: ["invalid-query"],
-    example: {
-      type: "https://community-team.dev/problems/invalid-query",
-      title: "Invalid query parameter",
-      status: 400,
-      detail: "per_page must be an integer between 1 and 100",
-      instance: "/v1/me/community/team/guides?per_page=500",
-      errors: [{ parameter: "per_page", message: "must be an integer between 1 and 100" }],
-    },
-  },
-  Unauthorized: {
-    status: 401,
-    description:
-      'No, malformed, unknown, expired or revoked access token. A token that was sent but is not valid adds error="invalid_token" to the challenge.',
-    types: ["unauthorized"],
-    headers: ["WWW-Authenticate"],
-    example: {
-      type: "https://community-team.dev/problems/unauthorized",
-      title: "Unauthorized",
-      status: 401,
-      detail: "The access token is not valid",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  InsufficientScope: {
-    status: 403,
-    description: `The access token does not carry the ${READ_SCOPE} scope (error="insufficient_scope" in the challenge).`,
-    types: ["insufficient-scope"],
-    headers: ["WWW-Authenticate"],
-    example: {
-      type: "https://community-team.dev/problems/insufficient-scope",
-      title: "Insufficient scope",
-      status: 403,
-      detail: `The access token does not grant the scope ${READ_SCOPE}`,
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  NotFound: {
-    status: 404,
-    description:
-      "The authenticated user is not a member of a community team (no-community-team), or no such path (not-found).",
-    types: ["not-found", "no-community-team"],
-    example: {
-      type: "https://community-team.dev/problems/no-community-team",
-      title: "No community team",
-      status: 404,
-      detail: "The authenticated user is not a member of a community team",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  MethodNotAllowed: {
-    status: 405,
-    description: "Any method other than GET and HEAD on a list path.",
-    types: ["method-not-allowed"],
-    headers: ["Allow"],
-    example: {
-      type: "https://community-team.dev/problems/method-not-allowed",
-      title: "Method not allowed",
-      status: 405,
-      detail: "POST is not allowed here; use GET or HEAD",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  NotAcceptable: {
-    status: 406,
-    description: "The Accept header excludes application/json.",
-    types: ["not-acceptable"],
-    example: {
-      type: "https://community-team.dev/problems/not-acceptable",
-      title: "Not acceptable",
-      status: 406,
-      detail: "This endpoint produces application/json; the Accept header excludes it",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  RateLimited: {
-    status: 429,
-    description: "The caller exceeded its rate limit; retry after Retry-After seconds.",
-    types: ["rate-limited"],
-    headers: ["Retry-After"],
-    example: {
-      type: "https://community-team.dev/problems/rate-limited",
-      title: "Too many requests",
-      status: 429,
-      detail: "Rate limit exceeded; try again later",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  PayloadTooLarge: {
-    status: 413,
-    description: "The request declares a body larger than BODY_LIMIT_BYTES (no endpoint takes a body).",
-    types: ["payload-too-large"],
-    example: {
-      type: "https://community-team.dev/problems/payload-too-large",
-      title: "Payload too large",
-      status: 413,
-      detail: "Request bodies are limited to 102400 bytes",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  Internal: {
-    status: 500,
-    description: "An unexpected failure; the body never carries a stack, SQL or internal message.",
-    types: ["internal"],
-    example: {
-      type: "https://community-team.dev/problems/internal",
-      title: "Internal server error",
-      status: 500,
-      detail: "An unexpected error occurred",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-  Unavailable: {
-    status: 503,
-    description:
-      "The database is unreachable, or the request ran longer than REQUEST_TIMEOUT_MS; the service recovers by itself. Retry after Retry-After seconds.",
-    types: ["unavailable"],
-    headers: ["Retry-After"],
-    example: {
-      type: "https://community-team.dev/problems/unavailable",
-      title: "Service unavailable",
-      status: 503,
-      detail: "The database is unreachable; try again later",
-      instance: "/v1/me/community/team/events",
-    },
-  },
-};
-
-function problemResponse(problem: ProblemResponse): Json {
-  const schema = {
-    allOf: [
-      ref("schemas", "Problem"),
-      {
-        type: "object",
-        properties: {
-          // The prefix is configurable (PROBLEM_BASE_URL); the last segment is fixed.
-          type: { pattern: `/(${problem.types.join("|")})$` },
-          status: { const: problem.status },
-        },
-        ...(problem.status === 400 ? { required: ["errors"] } : {}),
-      },
-    ],
-  };
-  return {
-    description: problem.description,
-    ...(problem.headers ? { headers: Object.fromEntries(problem.headers.map((h) => [h, ref("headers", h)])) } : {}),
-    content: { "application/problem+json": { schema, example: problem.example } },
-  };
-}
 
 const queryParameter = (name: string, bounds: { min: number; max: number; default: number }, description: string) => ({
   name,
@@ -236,17 +58,23 @@ const queryParameter = (name: string, bounds: { min: number; max: number; defaul
   example: bounds.default,
 });
 
-const PROBLEMS_OF_A_LIST = [
+const PROBLEMS_OF_A_LIST: ProblemName[] = [
   "InvalidQuery",
   "Unauthorized",
   "InsufficientScope",
-  "NotFound",
+  "NoCommunityTeam",
   "NotAcceptable",
   "PayloadTooLarge",
   "RateLimited",
   "Internal",
   "Unavailable",
 ];
+
+/** Every path answers these when the request is refused before its handler, or fails. */
+const PROBLEMS_OF_EVERY_PATH: ProblemName[] = ["PayloadTooLarge", "Internal"];
+
+/** Answered on any path: unknown paths, and other methods than GET and HEAD on a list path. */
+const PROBLEMS_OF_NO_OPERATION: ProblemName[] = ["NotFound", "MethodNotAllowed"];
 
 function listOperations(what: "events" | "guides", listSchema: string, order: string): Json {
   const responses = (method: "get" | "head") => ({
@@ -262,7 +90,7 @@ function listOperations(what: "events" | "guides", listSchema: string, order: st
       description: "If-None-Match names the current ETag: the client's copy is current. No body.",
       headers: Object.fromEntries(NOT_MODIFIED_HEADERS.map((h) => [h, ref("headers", h)])),
     },
-    ...Object.fromEntries(PROBLEMS_OF_A_LIST.map((name) => [String(problems[name]?.status), ref("responses", name)])),
+    ...problemRefs(PROBLEMS_OF_A_LIST),
   });
   const common = {
     tags: [what],
@@ -287,32 +115,10 @@ function listOperations(what: "events" | "guides", listSchema: string, order: st
   };
 }
 
-const HEALTH_RESULT = {
-  type: "object",
-  description: "@nestjs/terminus health check result.",
-  required: ["status", "info", "error", "details"],
-  properties: {
-    status: { const: "ok" },
-    info: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
-    error: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
-    details: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
-  },
-};
-
-const HEALTH_INDICATOR = {
-  type: "object",
-  required: ["status"],
-  properties: {
-    status: { enum: ["up", "down"] },
-    message: { type: "string" },
-    pending: { type: "array", items: { type: "string" }, description: "Migrations not applied yet." },
-    failed: { type: "array", items: { type: "string" }, description: "Migrations that failed." },
-  },
-};
+const HEALTH_RESULT = ref("schemas", "HealthResult");
 
 /** Probes and metrics for the platform: no bearer token, never rate limited. */
 function operationsPaths(): Json {
-  const common = (name: string) => ({ [String(problems[name]?.status)]: ref("responses", name) });
   return {
     "/health/live": {
       get: {
@@ -323,8 +129,7 @@ function operationsPaths(): Json {
         security: [],
         responses: {
           "200": { description: "Alive.", content: { "application/json": { schema: HEALTH_RESULT } } },
-          ...common("PayloadTooLarge"),
-          ...common("Internal"),
+          ...problemRefs(PROBLEMS_OF_EVERY_PATH),
         },
       },
     },
@@ -349,9 +154,7 @@ function operationsPaths(): Json {
               },
             },
           },
-          ...common("PayloadTooLarge"),
-          ...common("Internal"),
-          "503": ref("responses", "NotReady"),
+          ...problemRefs([...PROBLEMS_OF_EVERY_PATH, "NotReady"]),
         },
       },
     },
@@ -368,54 +171,18 @@ function operationsPaths(): Json {
             description: "The metrics.",
             content: { "text/plain": { schema: { type: "string" } } },
           },
-          "401": {
-            description: "METRICS_TOKEN is set and the request does not carry it.",
-            headers: {
-              "WWW-Authenticate": {
-                required: true,
-                schema: { type: "string", const: 'Bearer realm="metrics"' },
-              },
-            },
-            content: {
-              "application/problem+json": {
-                schema: { allOf: [ref("schemas", "Problem"), { properties: { status: { const: 401 } } }] },
-              },
-            },
-          },
-          ...common("PayloadTooLarge"),
-          ...common("Internal"),
+          ...problemRefs(["MetricsUnauthorized"]),
+          ...problemRefs(PROBLEMS_OF_EVERY_PATH),
         },
       },
     },
   };
 }
 
-const NOT_READY_RESPONSE = {
-  description: "Not ready: the database is unreachable or a migration is pending or failed (see checks).",
-  headers: { "Retry-After": ref("headers", "Retry-After") },
-  content: {
-    "application/problem+json": {
-      schema: {
-        allOf: [
-          ref("schemas", "Problem"),
-          {
-            type: "object",
-            required: ["checks"],
-            properties: {
-              type: { pattern: "/unavailable$" },
-              status: { const: 503 },
-              checks: { type: "object", additionalProperties: ref("schemas", "HealthIndicator") },
-            },
-          },
-        ],
-      },
-    },
-  },
-};
-
 /**
- * The OpenAPI 3.1 document of the public API, built from the shared wire schemas of
- * packages/domain, the pagination bounds and the problem catalogue; `pnpm openapi` writes it to
+ * The OpenAPI 3.1 document of the public API: its schemas are the zod wire schemas of
+ * packages/domain (zod's own JSON Schema output), its parameters the pagination bounds, its error
+ * responses the problem catalogue of common/problems.ts; `pnpm openapi` writes it to
  * docs/openapi.json and the api serves it at /openapi.json.
  */
 export function buildOpenApiDocument(): Json {
@@ -452,7 +219,7 @@ export function buildOpenApiDocument(): Json {
       ...operationsPaths(),
     },
     components: {
-      schemas: { ...wireJsonSchemas(), HealthIndicator: HEALTH_INDICATOR },
+      schemas: wireJsonSchemas(),
       parameters: {
         page: queryParameter("page", PAGINATION.page, "The page to return, from 1."),
         per_page: queryParameter("per_page", PAGINATION.perPage, "Items per page."),
@@ -465,10 +232,13 @@ export function buildOpenApiDocument(): Json {
         },
       },
       headers,
-      responses: {
-        ...Object.fromEntries(Object.entries(problems).map(([name, p]) => [name, problemResponse(p)])),
-        NotReady: NOT_READY_RESPONSE,
-      },
+      responses: problemComponents([
+        ...PROBLEMS_OF_A_LIST,
+        ...PROBLEMS_OF_EVERY_PATH,
+        ...PROBLEMS_OF_NO_OPERATION,
+        "NotReady",
+        "MetricsUnauthorized",
+      ]),
       securitySchemes: {
         bearer: {
           type: "http",

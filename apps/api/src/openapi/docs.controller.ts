@@ -1,7 +1,10 @@
+import { readdirSync } from "node:fs";
+import { READ_SCOPE } from "@community/domain";
 import { DEMO_OAUTH_CLIENTS } from "@community/seed";
-import type { NestExpressApplication } from "@nestjs/platform-express";
-import type { Express, Request, Response } from "express";
-import { READ_SCOPE } from "../auth/scopes";
+import { Controller, Get, Param, Res } from "@nestjs/common";
+import { SkipThrottle } from "@nestjs/throttler";
+import type { Response } from "express";
+import { NotFoundProblemException } from "../common/problems";
 import { buildOpenApiDocument } from "./openapi-document";
 
 // The package's index evaluates the whole Swagger UI bundle (about 40 MB of heap in the server);
@@ -58,26 +61,48 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+const SWAGGER_UI_DIR = getAbsoluteFSPath();
+
 /**
- * GET /openapi.json (the document that docs/openapi.json holds) and Swagger UI at GET /docs,
- * served from swagger-ui-dist. Registered before the Nest routes; other paths under /docs fall
- * through to the usual 404 problem.
+ * GET /openapi.json (the document that docs/openapi.json holds) and Swagger UI at GET /docs, its
+ * assets served from swagger-ui-dist; other paths under /docs are the usual 404 problem. Neither
+ * is rate limited.
  */
-export function mountApiDocs(app: NestExpressApplication): void {
-  const document = JSON.stringify(buildOpenApiDocument());
-  const http = app.getHttpAdapter().getInstance() as Express;
-  // Replaces the API's default-src 'none' policy for the UI: same-origin scripts, styles and calls only.
-  http.use("/docs", (_request: Request, response: Response, next: () => void) => {
-    response.setHeader("Content-Security-Policy", DOCS_CONTENT_SECURITY_POLICY);
-    next();
-  });
-  const send = (contentType: string, body: string) => (_request: Request, response: Response) => {
-    response.status(200).type(contentType).send(body);
-  };
-  http.get("/openapi.json", send("application/json; charset=utf-8", document));
-  http.get("/docs", send("text/html; charset=utf-8", INDEX_HTML));
-  http.get("/docs/", send("text/html; charset=utf-8", INDEX_HTML));
+@Controller()
+@SkipThrottle()
+export class DocsController {
+  private readonly document = JSON.stringify(buildOpenApiDocument());
+  /** Only the files of the package's folder are served, so a path cannot leave it. */
+  private readonly assets = new Set(
+    readdirSync(SWAGGER_UI_DIR, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name),
+  );
+
+  @Get("openapi.json")
+  openApi(@Res() response: Response): void {
+    response.status(200).type("application/json; charset=utf-8").send(this.document);
+  }
+
+  @Get("docs")
+  index(@Res() response: Response): void {
+    docsPage(response).type("text/html; charset=utf-8").send(INDEX_HTML);
+  }
+
   // Shadows swagger-ui-dist's own initializer, which points at the Petstore example.
-  http.get("/docs/swagger-initializer.js", send("text/javascript; charset=utf-8", INITIALIZER_JS));
-  app.useStaticAssets(getAbsoluteFSPath(), { prefix: "/docs/", index: false, redirect: false, fallthrough: true });
+  @Get("docs/swagger-initializer.js")
+  initializer(@Res() response: Response): void {
+    docsPage(response).type("text/javascript; charset=utf-8").send(INITIALIZER_JS);
+  }
+
+  @Get("docs/:file")
+  asset(@Param("file") file: string, @Res() response: Response): void {
+    if (!this.assets.has(file)) throw new NotFoundProblemException(`No resource at GET /docs/${file}`);
+    docsPage(response).sendFile(file, { root: SWAGGER_UI_DIR });
+  }
+}
+
+/** Replaces the API's default-src 'none' policy for the UI: same-origin scripts, styles and calls only. */
+function docsPage(response: Response): Response {
+  return response.status(200).setHeader("Content-Security-Policy", DOCS_CONTENT_SECURITY_POLICY);
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { DEMO_OAUTH_CLIENTS, DEMO_TOKENS } from "@community/seed";
 import request from "supertest";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { DOCS_CONTENT_SECURITY_POLICY } from "./api-docs";
+import { DOCS_CONTENT_SECURITY_POLICY } from "./docs.controller";
 import { OPENAPI_FILE } from "./openapi-file";
 
 describe("API documentation", () => {

@@ -1,0 +1,26 @@
+import { All, Controller, Inject, Req, Res } from "@nestjs/common";
+import { SkipThrottle } from "@nestjs/throttler";
+import type { Request, Response } from "express";
+import { OAUTH_PREFIX, OIDC_PROVIDER } from "./authorization-server";
+import type { Provider } from "./oidc-provider.types";
+
+/**
+ * Every other route under /oauth (discovery, authorize, token, revocation, JWKS) is the provider's
+ * own: handed to it as if it were mounted on /oauth, which is where it reads its mount path from.
+ * Registered after InteractionController, whose routes come first.
+ */
+@Controller("oauth")
+@SkipThrottle()
+export class AuthorizationServerController {
+  private readonly handle: (req: Request, res: Response) => Promise<void>;
+
+  constructor(@Inject(OIDC_PROVIDER) provider: Provider) {
+    this.handle = provider.callback() as unknown as (req: Request, res: Response) => Promise<void>;
+  }
+
+  @All("{*path}")
+  async forward(@Req() req: Request, @Res() res: Response): Promise<void> {
+    req.url = req.originalUrl.slice(OAUTH_PREFIX.length) || "/";
+    await this.handle(req, res);
+  }
+}

@@ -1,0 +1,53 @@
+import { Injectable } from "@nestjs/common";
+import { OAuthClientRepository } from "./oauth-client.repository";
+import { OAuthPayloadRepository } from "./oauth-payload.repository";
+import type { Adapter, AdapterPayload } from "./oidc-provider.types";
+
+/**
+ * oidc-provider's storage (its Adapter interface, one instance per model) over the payload and
+ * client repositories, on a PostgreSQL server and on the embedded database alike. Clients are
+ * read from `oauth_clients`; every other model lives in `oauth_payloads`.
+ */
+@Injectable()
+export class OAuthPayloadAdapter {
+  constructor(
+    private readonly payloads: OAuthPayloadRepository,
+    private readonly clients: OAuthClientRepository,
+  ) {}
+
+  /** The class oidc-provider instantiates per model (its `adapter` setting). */
+  adapterClass(): new (model: string) => Adapter {
+    const { payloads, clients } = this;
+    return class PayloadAdapter implements Adapter {
+      constructor(private readonly model: string) {}
+
+      upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+        return payloads.upsert(this.model, id, payload, expiresIn);
+      }
+
+      find(id: string): Promise<AdapterPayload | undefined> {
+        return this.model === "Client" ? clients.findMetadata(id) : payloads.findLive(this.model, { id });
+      }
+
+      findByUid(uid: string): Promise<AdapterPayload | undefined> {
+        return payloads.findLive(this.model, { uid });
+      }
+
+      findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+        return payloads.findLive(this.model, { userCode });
+      }
+
+      consume(id: string): Promise<void> {
+        return payloads.consume(this.model, id);
+      }
+
+      destroy(id: string): Promise<void> {
+        return payloads.destroy(this.model, id);
+      }
+
+      revokeByGrantId(grantId: string): Promise<void> {
+        return payloads.revokeByGrantId(this.model, grantId);
+      }
+    };
+  }
+}

@@ -1,0 +1,52 @@
+import type { Database } from "@community/db";
+import { Inject, Injectable } from "@nestjs/common";
+import { DATABASE } from "../database/database.tokens";
+import type { AdapterPayload } from "./oidc-provider.types";
+
+export type PayloadLookup = { id: string } | { uid: string } | { userCode: string };
+
+/**
+ * `oauth_payloads`: one row per oidc-provider model and id (sessions, interactions, grants, codes,
+ * refresh tokens), so they survive restarts and are shared by every replica.
+ */
+@Injectable()
+export class OAuthPayloadRepository {
+  constructor(@Inject(DATABASE) private readonly database: Database) {}
+
+  async upsert(model: string, id: string, payload: AdapterPayload, expiresInSeconds: number): Promise<void> {
+    const row = {
+      payload: payload as object,
+      grantId: payload.grantId ?? null,
+      userCode: payload.userCode ?? null,
+      uid: payload.uid ?? null,
+      expiresAt: expiresInSeconds ? new Date(Date.now() + expiresInSeconds * 1000) : null,
+    };
+    await this.database.prisma.oAuthPayload.upsert({
+      where: { model_id: { model, id } },
+      create: { model, id, ...row },
+      update: row,
+    });
+  }
+
+  /** The payload unless it expired; a consumed one carries `consumed` (epoch seconds). */
+  async findLive(model: string, lookup: PayloadLookup): Promise<AdapterPayload | undefined> {
+    const row = await this.database.prisma.oAuthPayload.findFirst({
+      where: { model, ...lookup, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    });
+    if (row === null) return undefined;
+    const payload = row.payload as AdapterPayload;
+    return row.consumedAt === null ? payload : { ...payload, consumed: Math.floor(row.consumedAt.getTime() / 1000) };
+  }
+
+  async consume(model: string, id: string): Promise<void> {
+    await this.database.prisma.oAuthPayload.updateMany({ where: { model, id }, data: { consumedAt: new Date() } });
+  }
+
+  async destroy(model: string, id: string): Promise<void> {
+    await this.database.prisma.oAuthPayload.deleteMany({ where: { model, id } });
+  }
+
+  async revokeByGrantId(model: string, grantId: string): Promise<void> {
+    await this.database.prisma.oAuthPayload.deleteMany({ where: { model, grantId } });
+  }
+}

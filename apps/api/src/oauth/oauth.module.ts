@@ -1,0 +1,42 @@
+import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import { UserRepository } from "../users/user.repository";
+import { UsersModule } from "../users/users.module";
+import { createAuthorizationServer, OIDC_PROVIDER } from "./authorization-server";
+import { AuthorizationServerController } from "./authorization-server.controller";
+import { InteractionController } from "./interaction.controller";
+import { InteractionService } from "./interaction.service";
+import { InteractionPagesMiddleware } from "./interaction-pages.middleware";
+import { OAuthClientRepository } from "./oauth-client.repository";
+import { OAuthKeysModule } from "./oauth-keys.module";
+import { OAuthKeysRepository } from "./oauth-keys.repository";
+import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
+import { OAuthPayloadRepository } from "./oauth-payload.repository";
+
+/**
+ * The built-in authorization server (AUTH_SERVER, on by default) under /oauth of the api's own
+ * HTTP server: one process, so `pnpm start` on the embedded database stays a single command. Its
+ * routes are Nest routes, so middleware, the problem filter, metrics and logs see them.
+ */
+@Module({
+  imports: [UsersModule, OAuthKeysModule],
+  // Interaction routes first: the provider's controller takes every other path under /oauth.
+  controllers: [InteractionController, AuthorizationServerController],
+  providers: [
+    OAuthPayloadRepository,
+    OAuthClientRepository,
+    OAuthPayloadAdapter,
+    InteractionService,
+    {
+      provide: OIDC_PROVIDER,
+      inject: [APP_CONFIG, OAuthKeysRepository, OAuthPayloadAdapter, UserRepository],
+      useFactory: (config: AppConfig, keys: OAuthKeysRepository, storage: OAuthPayloadAdapter, users: UserRepository) =>
+        createAuthorizationServer(config, { keys, storage, users }),
+    },
+  ],
+})
+export class OAuthModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(InteractionPagesMiddleware).forRoutes(InteractionController);
+  }
+}

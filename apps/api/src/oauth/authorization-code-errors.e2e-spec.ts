@@ -1,10 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
+import {
+  authorizationRequest,
+  type ClientConfig,
+  discoverAs,
+  loadOpenIdClient,
+  type OpenIdClient,
+} from "../testing/oauth-client";
 import { CONFIDENTIAL_CLIENT, oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
-
-type OpenIdClient = typeof import("openid-client", { with: { "resolution-mode": "import" }});
-type ClientConfig = Awaited<ReturnType<OpenIdClient["discovery"]>>;
 
 /** The ways a client can get the flow wrong, each refused by the built-in authorization server. */
 describe("authorization-code flow: refusals", () => {
@@ -13,11 +17,9 @@ describe("authorization-code flow: refusals", () => {
   let spa: ClientConfig;
 
   beforeAll(async () => {
-    oidc = await import("openid-client");
+    oidc = await loadOpenIdClient();
     e2e = await startOAuthApp("postgres", oauthFixture());
-    spa = await oidc.discovery(new URL(e2e.issuer), PUBLIC_CLIENT.clientId, undefined, oidc.None(), {
-      execute: [oidc.allowInsecureRequests],
-    });
+    spa = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
   }, 120_000);
 
   afterAll(async () => {
@@ -26,26 +28,14 @@ describe("authorization-code flow: refusals", () => {
 
   /** Runs the browser part of the flow; returns the callback URL and the PKCE verifier. */
   async function authorize(client: ClientConfig, app: OAuthE2eApp = e2e) {
-    const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: REDIRECT_URI,
-      scope: "community:read",
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-    });
+    const { url, verifier } = await authorizationRequest(oidc, client, { state });
     const callback = await signInAndConsent(new OAuthBrowser(app.origin), url, RUNNER, app.origin);
     return { callback, verifier, state };
   }
 
   it("refuses a redirect URI the client did not register, without redirecting to it", async () => {
-    const url = oidc.buildAuthorizationUrl(spa, {
-      redirect_uri: "http://evil.test/callback",
-      scope: "community:read",
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: "S256",
-    });
+    const { url } = await authorizationRequest(oidc, spa, { redirect_uri: "http://evil.test/callback" });
     const response = await fetch(url, { redirect: "manual" });
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
@@ -68,6 +58,26 @@ describe("authorization-code flow: refusals", () => {
       expect(location.searchParams.get("error")).toBe("invalid_request");
       expect(location.searchParams.get("code")).toBeNull();
     }
+  });
+
+  it("shows an unknown or unbound sign-in as an error page, not a JSON problem", async () => {
+    const response = await fetch(`${e2e.origin}/oauth/interaction/no-such-interaction`, { redirect: "manual" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(await response.text()).toContain("Cannot continue");
+  });
+
+  it("answers a login form without a user id with a page naming the field", async () => {
+    const { url } = await authorizationRequest(oidc, spa);
+    const browser = new OAuthBrowser(e2e.origin);
+    const step = await browser.follow(await browser.fetch(url), url.toString());
+    const action = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/login"), e2e.origin);
+    const response = await browser.fetch(action, { method: "POST", form: { username: "  ", password: "x" } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await response.text()).toContain("username must not be empty");
   });
 
   it("refuses a code exchanged with the wrong code verifier", async () => {
@@ -98,9 +108,7 @@ describe("authorization-code flow: refusals", () => {
     // A server of its own with one-second codes, so that expiry comes without a clock of our own.
     const shortLived = await startOAuthApp("postgres", oauthFixture(), { OAUTH_CODE_TTL_SECONDS: "1" });
     try {
-      const client = await oidc.discovery(new URL(shortLived.issuer), PUBLIC_CLIENT.clientId, undefined, oidc.None(), {
-        execute: [oidc.allowInsecureRequests],
-      });
+      const client = await discoverAs(oidc, shortLived.issuer, PUBLIC_CLIENT.clientId);
       const { callback, verifier, state } = await authorize(client, shortLived);
       await sleep(2_100);
       await expect(
@@ -113,9 +121,7 @@ describe("authorization-code flow: refusals", () => {
 
   it("authenticates a confidential client by its secret and refuses a wrong one", async () => {
     const discover = (secret: string) =>
-      oidc.discovery(new URL(e2e.issuer), CONFIDENTIAL_CLIENT.clientId, undefined, oidc.ClientSecretBasic(secret), {
-        execute: [oidc.allowInsecureRequests],
-      });
+      discoverAs(oidc, e2e.issuer, CONFIDENTIAL_CLIENT.clientId, oidc.ClientSecretBasic(secret));
     const good = await discover(CONFIDENTIAL_CLIENT.clientSecret);
     const wrong = await discover(`${CONFIDENTIAL_CLIENT.clientSecret}x`);
 
@@ -147,12 +153,11 @@ describe("authorization-code flow: refusals", () => {
       pkceCodeVerifier: verifier,
       expectedState: state,
     });
-    const backend = await oidc.discovery(
-      new URL(e2e.issuer),
+    const backend = await discoverAs(
+      oidc,
+      e2e.issuer,
       CONFIDENTIAL_CLIENT.clientId,
-      undefined,
       oidc.ClientSecretBasic(CONFIDENTIAL_CLIENT.clientSecret),
-      { execute: [oidc.allowInsecureRequests] },
     );
     await expect(oidc.refreshTokenGrant(backend, tokens.refresh_token as string)).rejects.toMatchObject({
       error: "invalid_grant",

@@ -3,6 +3,7 @@ import { expectProblem } from "../testing/contract-assertions";
 import type { Backend } from "../testing/e2e-app";
 import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
+import { authorizationRequest, discoverAs, loadOpenIdClient, type OpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
 
 const EVENTS = "/v1/me/community/team/events";
@@ -16,10 +17,10 @@ const backends: Backend[] = ["postgres", "embedded"];
  */
 describe.each(backends)("authorization-code flow with PKCE on %s", (backend) => {
   let e2e: OAuthE2eApp;
-  let oidc: typeof import("openid-client", { with: { "resolution-mode": "import" }});
+  let oidc: OpenIdClient;
 
   beforeAll(async () => {
-    oidc = await import("openid-client");
+    oidc = await loadOpenIdClient();
     e2e = await startOAuthApp(backend, oauthFixture());
   }, 120_000);
 
@@ -28,22 +29,16 @@ describe.each(backends)("authorization-code flow with PKCE on %s", (backend) => 
   });
 
   it("issues a JWT access token that lists the user's team, refreshes with rotation and revokes", async () => {
-    const client = await oidc.discovery(new URL(e2e.issuer), PUBLIC_CLIENT.clientId, undefined, oidc.None(), {
-      execute: [oidc.allowInsecureRequests],
-    });
+    const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
     const metadata = client.serverMetadata();
     expect(metadata.issuer).toBe(e2e.issuer);
     expect(metadata.code_challenge_methods_supported).toEqual(["S256"]);
     expect(metadata.revocation_endpoint).toBe(`${e2e.issuer}/token/revocation`);
     expect(metadata.jwks_uri).toBe(`${e2e.issuer}/jwks`);
 
-    const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const authorizationUrl = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: REDIRECT_URI,
+    const { url: authorizationUrl, verifier } = await authorizationRequest(oidc, client, {
       scope: "openid community:read",
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
       state,
     });
     const callback = await signInAndConsent(new OAuthBrowser(e2e.origin), authorizationUrl, RUNNER, e2e.origin);
@@ -98,15 +93,8 @@ describe.each(backends)("authorization-code flow with PKCE on %s", (backend) => 
   });
 
   it("answers a wrong password on the login page with 401 and does not let the browser through", async () => {
-    const client = await oidc.discovery(new URL(e2e.issuer), PUBLIC_CLIENT.clientId, undefined, oidc.None(), {
-      execute: [oidc.allowInsecureRequests],
-    });
-    const url = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: REDIRECT_URI,
-      scope: "community:read",
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
-      code_challenge_method: "S256",
-    });
+    const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
+    const { url } = await authorizationRequest(oidc, client);
     const browser = new OAuthBrowser(e2e.origin);
     const step = await browser.follow(await browser.fetch(url), url.toString());
     const html = (await step.page?.text()) ?? "";

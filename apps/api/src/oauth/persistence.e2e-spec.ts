@@ -7,7 +7,8 @@ import { createApp } from "../app.factory";
 import { testConfig } from "../testing/e2e-app";
 import { freePort } from "../testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
+import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
+import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 
 /**
  * The authorization server keeps its keys and its grants in the database: after a restart (a new
@@ -49,7 +50,7 @@ describe("authorization server state across restarts", () => {
   });
 
   it("keeps the signing key (public in the JWKS only) and the refresh tokens", async () => {
-    const oidc = await import("openid-client");
+    const oidc = await loadOpenIdClient();
     const issuer = new URL(`http://127.0.0.1:${port}/oauth`);
     await start();
     const jwksBefore = (await (await fetch(`${issuer}/jwks`)).json()) as { keys: Record<string, unknown>[] };
@@ -57,16 +58,8 @@ describe("authorization server state across restarts", () => {
     expect(jwksBefore.keys[0]).not.toHaveProperty("d");
     expect(jwksBefore.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
 
-    const client = await oidc.discovery(issuer, PUBLIC_CLIENT.clientId, undefined, oidc.None(), {
-      execute: [oidc.allowInsecureRequests],
-    });
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(client, {
-      redirect_uri: REDIRECT_URI,
-      scope: "community:read",
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-    });
+    const client = await discoverAs(oidc, issuer, PUBLIC_CLIENT.clientId);
+    const { url, verifier } = await authorizationRequest(oidc, client);
     const callback = await signInAndConsent(new OAuthBrowser(issuer.origin), url, RUNNER, issuer.origin);
     const tokens = await oidc.authorizationCodeGrant(client, callback, { pkceCodeVerifier: verifier });
     await stop();

@@ -22,9 +22,9 @@ const moduleNameMapper = {
   "^@community/domain$": "<rootDir>/../../packages/domain/src/index.ts",
   "^@community/db$": "<rootDir>/../../packages/db/src/index.ts",
   "^@community/db/testing$": "<rootDir>/../../packages/db/src/testing.ts",
-  "^@community/seed$": "<rootDir>/../../apps/seed/src/index.ts",
+  "^@community/fixtures$": "<rootDir>/../../packages/fixtures/src/index.ts",
+  "^@community/fixtures/testing$": "<rootDir>/../../packages/fixtures/src/testing/index.ts",
   "^@community/client$": "<rootDir>/../../packages/client/src/index.ts",
-  "^@community/cli$": "<rootDir>/../../apps/cli/src/index.ts",
 };
 
 const project = (dir) => ({
@@ -37,8 +37,15 @@ const project = (dir) => ({
 });
 
 module.exports = {
-  projects: ["packages/domain", "packages/db", "packages/client", "apps/seed", "apps/api", "apps/cli", "test"].map(
-    project,
-  ),
+  projects: [
+    "packages/domain",
+    "packages/db",
+    "packages/fixtures",
+    "packages/client",
+    "apps/seed",
+    "apps/api",
+    "apps/cli",
+    "test",
+  ].map(project),
   testTimeout: 60_000,
 };

@@ -1,4 +1,4 @@
-import { DEMO_OAUTH_CLIENTS } from "@community/seed";
+import { DEMO_OAUTH_CLIENTS } from "@community/fixtures";
 import type { NestExpressApplication } from "@nestjs/platform-express";
 import type { Express, Request, Response } from "express";
 import { READ_SCOPE } from "../auth/scopes";

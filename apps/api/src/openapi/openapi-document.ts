@@ -1,5 +1,5 @@
 import { PAGINATION, wireJsonSchemas } from "@community/domain";
-import { DEMO_TOKENS } from "@community/seed";
+import { DEMO_TOKENS } from "@community/fixtures";
 import { READ_SCOPE } from "../auth/scopes";
 
 type Json = Record<string, unknown>;

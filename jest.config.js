@@ -20,6 +20,7 @@ const transform = {
 
 const moduleNameMapper = {
   "^@community/domain$": `${__dirname}/packages/domain/src/index.ts`,
+  "^@community/domain/testing$": `${__dirname}/packages/domain/src/testing.ts`,
   "^@community/db$": `${__dirname}/packages/db/src/index.ts`,
   "^@community/db/testing$": `${__dirname}/packages/db/src/testing.ts`,
   "^@community/fixtures$": `${__dirname}/packages/fixtures/src/index.ts`,

@@ -12,9 +12,9 @@
 # which is what lets the runtime image run `prisma migrate deploy` (prisma.config.ts is loaded by
 # the CLI itself, so no TypeScript runtime is needed).
 #
-# scripts/docker-build-steps.sh runs this file's stages on a machine without a Docker engine
-# (it reads FROM/WORKDIR/ENV/COPY/RUN from here), so keep RUN commands relative to WORKDIR,
-# COPY sources literal (no globs) and ENV in KEY=value form.
+# Checked without a Docker engine by test/src/dockerfile.spec.ts (what is copied, built and run)
+# and test/src/production-smoke.e2e-spec.ts (migrate, seed and CMD against PostgreSQL); keep COPY
+# sources literal (no globs) so that the first can follow them.
 
 FROM node:20-bookworm-slim AS base
 # pnpm exactly as pinned by package.json "packageManager", through npm: corepack fails its
@@ -37,6 +37,7 @@ COPY apps/cli/package.json apps/cli/
 COPY apps/seed/package.json apps/seed/
 COPY packages/client/package.json packages/client/
 COPY packages/db/package.json packages/db/
+COPY packages/fixtures/package.json packages/fixtures/
 COPY packages/domain/package.json packages/domain/
 COPY bench/package.json bench/
 
@@ -59,6 +60,7 @@ COPY --from=prod-deps /app ./
 COPY --from=build /app/packages/domain/dist packages/domain/dist
 COPY --from=build /app/packages/db/dist packages/db/dist
 COPY --from=build /app/packages/db/prisma.config.ts packages/db/
+COPY --from=build /app/packages/fixtures/dist packages/fixtures/dist
 COPY --from=build /app/prisma prisma
 COPY --from=build /app/apps/seed/dist apps/seed/dist
 COPY --from=build /app/apps/api/dist apps/api/dist

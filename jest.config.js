@@ -19,12 +19,13 @@ const transform = {
 };
 
 const moduleNameMapper = {
-  "^@community/domain$": "<rootDir>/../../packages/domain/src/index.ts",
-  "^@community/db$": "<rootDir>/../../packages/db/src/index.ts",
-  "^@community/db/testing$": "<rootDir>/../../packages/db/src/testing.ts",
-  "^@community/seed$": "<rootDir>/../../apps/seed/src/index.ts",
-  "^@community/client$": "<rootDir>/../../packages/client/src/index.ts",
-  "^@community/cli$": "<rootDir>/../../apps/cli/src/index.ts",
+  "^@community/domain$": `${__dirname}/packages/domain/src/index.ts`,
+  "^@community/domain/testing$": `${__dirname}/packages/domain/src/testing.ts`,
+  "^@community/db$": `${__dirname}/packages/db/src/index.ts`,
+  "^@community/db/testing$": `${__dirname}/packages/db/src/testing.ts`,
+  "^@community/fixtures$": `${__dirname}/packages/fixtures/src/index.ts`,
+  "^@community/fixtures/testing$": `${__dirname}/packages/fixtures/src/testing/index.ts`,
+  "^@community/client$": `${__dirname}/packages/client/src/index.ts`,
 };
 
 const project = (dir) => ({
@@ -37,8 +38,15 @@ const project = (dir) => ({
 });
 
 module.exports = {
-  projects: ["packages/domain", "packages/db", "packages/client", "apps/seed", "apps/api", "apps/cli", "test"].map(
-    project,
-  ),
+  projects: [
+    "packages/domain",
+    "packages/db",
+    "packages/fixtures",
+    "packages/client",
+    "apps/seed",
+    "apps/api",
+    "apps/cli",
+    "test",
+  ].map(project),
   testTimeout: 60_000,
 };

@@ -1,6 +1,6 @@
 import { createDatabase } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/seed";
+import { loadFixture } from "@community/fixtures";
 import { baseFixture, LARGE_TEAM, teamItems } from "./dataset";
 import { progressBar } from "./progress";
 

@@ -1,5 +1,5 @@
 import { createDatabase } from "@community/db";
-import { loadFixture } from "@community/seed";
+import { loadFixture } from "@community/fixtures";
 import { BENCH_TOKEN, baseFixture, teamItems, teamSizes } from "./dataset";
 import { progressBar } from "./progress";
 

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import dockerignore from "@balena/dockerignore";
 import { parse } from "yaml";
 
 /** The repository root, which is also the Docker build context. */
@@ -22,6 +23,7 @@ export interface PackageJson {
   name: string;
   main?: string;
   bin?: Record<string, string>;
+  dependencies?: Record<string, string>;
   scripts?: Record<string, string>;
   packageManager?: string;
 }
@@ -93,12 +95,14 @@ export function copyInstruction(instruction: Instruction): CopyInstruction {
   };
 }
 
-/** The build context's files, as scripts/docker-build-steps.sh copies them (.dockerignore applied). */
+/** The build context's files: what git sees (tracked or not ignored), less what .dockerignore excludes. */
 export function contextFiles(): Set<string> {
-  const out = execFileSync("bash", [repoPath("scripts/docker-build-steps.sh"), "--list-context"], {
+  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: REPO_ROOT,
     encoding: "utf8",
   });
-  return new Set(out.split("\n").filter(Boolean));
+  const ignore = dockerignore().add(readFileSync(repoPath(".dockerignore"), "utf8").split(/\r?\n/));
+  return new Set(listed.split("\0").filter((file) => file && existsSync(repoPath(file)) && !ignore.ignores(file)));
 }
 
 /** True when the context holds this file, or a folder with at least one file in it. */

@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import type { AddressInfo } from "node:net";
-import { DEMO_OAUTH_CLIENTS, DEMO_PASSWORDS, DEMO_TOKENS } from "@community/seed";
+import { DEMO_OAUTH_CLIENTS, DEMO_PASSWORDS, DEMO_TOKENS } from "@community/fixtures";
 import { Logger } from "@nestjs/common";
 import { createApp } from "./app.factory";
 import { prepareDatabase, StartupError } from "./bootstrap/prepare-database";

@@ -1,27 +1,10 @@
-import type { Event } from "@community/domain";
+import { wireEvent } from "@community/domain/testing";
 import { EVENT_COLUMNS } from "./columns";
 import { formatItems } from "./format";
 
-const event = (overrides: Partial<Event> = {}): Event => ({
-  id: "ev_1",
-  slug: "spring-run",
-  duration_seconds: 3600,
-  scheduled_at: "2026-03-01T18:30:00Z",
-  live_at: null,
-  completed_at: null,
-  canceled_at: null,
-  offer_replay_purchase: false,
-  name: "Spring run",
-  description: null,
-  cover_url: null,
-  price: { value: 19.99, value_in_cents: 1999, currency: "USD" },
-  account: { id: "acc_1", slug: "jane", name: "Jane", partner: true, profile_image_url: null, cover_image_url: null },
-  ...overrides,
-});
-
 describe(formatItems.name, () => {
   it("writes RFC 4180 CSV: a header row, quotes around commas, quotes and line breaks, doubled quotes", () => {
-    const csv = formatItems([event({ name: 'Run, "fast"', description: "line 1\nline 2" })], "csv", EVENT_COLUMNS);
+    const csv = formatItems([wireEvent({ name: 'Run, "fast"', description: "line 1\nline 2" })], "csv", EVENT_COLUMNS);
     const [header, ...rest] = csv.split("\n");
     expect(header).toBe(EVENT_COLUMNS.map((c) => c.header).join(","));
     expect(rest.join("\n")).toBe(
@@ -34,13 +17,13 @@ describe(formatItems.name, () => {
   });
 
   it("writes JSON that reads back to the same items", () => {
-    const items = [event(), event({ id: "ev_2", live_at: "2026-03-01T18:31:00Z" })];
+    const items = [wireEvent(), wireEvent({ id: "ev_2", live_at: "2026-03-01T18:31:00Z" })];
     expect(JSON.parse(formatItems(items, "json", EVENT_COLUMNS))).toEqual(items);
   });
 
   it("aligns the table's columns, shows null as - and shortens long cells", () => {
     const table = formatItems(
-      [event(), event({ id: "ev_10", name: "x".repeat(60), canceled_at: "2026-02-01T00:00:00Z" })],
+      [wireEvent(), wireEvent({ id: "ev_10", name: "x".repeat(60), canceled_at: "2026-02-01T00:00:00Z" })],
       "table",
       EVENT_COLUMNS,
     );

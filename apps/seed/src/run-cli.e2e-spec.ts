@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase, type Database } from "@community/db";
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { DEMO_TOKENS, demoFixture } from "./demo";
+import { DEMO_TOKENS, demoFixture } from "@community/fixtures";
+import { rowCounts, smallFixture, truncateAll } from "@community/fixtures/testing";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from "./run-cli";
-import { rowCounts, smallFixture, truncateAll } from "./testing/fixtures";
 
 /** Runs the command in-process and collects what it writes. */
 async function run(argv: string[], env: Record<string, string | undefined>) {

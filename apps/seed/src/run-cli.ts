@@ -1,10 +1,14 @@
 import { parseArgs } from "node:util";
 import { createDatabase, migrationState } from "@community/db";
 import type { FixtureFile } from "@community/domain";
-import { DEMO_TOKENS, demoFixture } from "./demo";
-import { FixtureValidationError } from "./errors";
-import { type LoadCounts, loadFixture } from "./loader";
-import { readFixtureFile } from "./read-fixture";
+import {
+  DEMO_TOKENS,
+  demoFixture,
+  FixtureValidationError,
+  type LoadCounts,
+  loadFixture,
+  readFixtureFile,
+} from "@community/fixtures";
 
 /** Where the command writes; the real streams in cli.ts, buffers in tests. */
 export interface CliIo {

@@ -1,53 +1,9 @@
 import { type FixtureFile, type FixtureIssue, formatJsonPath, validateFixture } from "./fixture";
-
-/** The example of the contract, section 8. */
-function contractExample(): FixtureFile {
-  return {
-    accounts: [
-      { id: "acc_1", slug: "jane", name: "Jane", partner: true, profile_image_url: null, cover_image_url: null },
-    ],
-    teams: [{ id: "team_1", name: "Runners" }],
-    users: [{ id: "user_1", name: "Sam", team_id: "team_1" }],
-    access_tokens: [
-      { token: "plaintext-secret", user_id: "user_1", client_id: "demo-client", expires_at: null, revoked: false },
-    ],
-    events: [
-      {
-        id: "ev_1",
-        team_id: "team_1",
-        account_id: "acc_1",
-        slug: "spring-run",
-        name: "Spring run",
-        description: null,
-        cover_url: null,
-        duration_seconds: 3600,
-        scheduled_at: "2026-03-01T18:30:00Z",
-        live_at: null,
-        completed_at: null,
-        canceled_at: null,
-        offer_replay_purchase: false,
-        price: { value_in_cents: 1999, currency: "USD" },
-      },
-    ],
-    guides: [
-      {
-        id: "gd_1",
-        team_id: "team_1",
-        account_id: "acc_1",
-        slug: "first-5k",
-        name: "Your first 5k",
-        description: "…",
-        cover_url: null,
-        published_at: "2026-02-01T09:00:00Z",
-        price: { value_in_cents: 0, currency: "EUR" },
-      },
-    ],
-  } satisfies FixtureFile;
-}
+import { contractExampleFixture } from "./testing";
 
 /** Validates the contract example after `change` and returns the issues (none: empty list). */
 function issuesAfter(change: (fixture: Record<string, Array<Record<string, unknown>>>) => void): FixtureIssue[] {
-  const fixture = contractExample() as unknown as Record<string, Array<Record<string, unknown>>>;
+  const fixture = contractExampleFixture() as unknown as Record<string, Array<Record<string, unknown>>>;
   change(fixture);
   const result = validateFixture(fixture);
   return result.ok ? [] : result.issues;
@@ -61,7 +17,7 @@ const first = (fixture: Record<string, Array<Record<string, unknown>>>, collecti
 
 describe(validateFixture.name, () => {
   it("accepts the contract's example and returns it", () => {
-    expect(validateFixture(contractExample())).toEqual({ ok: true, fixture: contractExample() });
+    expect(validateFixture(contractExampleFixture())).toEqual({ ok: true, fixture: contractExampleFixture() });
   });
 
   it("accepts empty collections and a user without a team", () => {
@@ -284,14 +240,14 @@ describe("validateFixture: oauth_clients and passwords", () => {
   };
 
   it("keeps both keys optional, so older fixture files stay valid", () => {
-    const fixture = contractExample();
+    const fixture = contractExampleFixture();
     expect(fixture.oauth_clients).toBeUndefined();
     expect(validateFixture(fixture).ok).toBe(true);
   });
 
   it("accepts public and confidential clients and users with or without a password", () => {
     const fixture: FixtureFile = {
-      ...contractExample(),
+      ...contractExampleFixture(),
       users: [
         { id: "user_1", name: "Sam", team_id: "team_1", password: "a long passphrase" },
         { id: "user_2", name: "Noor", team_id: null, password: null },

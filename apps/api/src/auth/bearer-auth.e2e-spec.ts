@@ -1,7 +1,7 @@
 import { hashToken } from "@community/db";
+import { CLIENT_ID, contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { CLIENT_ID, contractFixture, TOKENS } from "../testing/contract-fixture";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
 
 const PATHS = ["/v1/me/community/team/events", "/v1/me/community/team/guides"];

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { migrationState } from "@community/db";
 import { createEmptyTestDatabase, createTestDatabase } from "@community/db/testing";
-import { DEMO_TOKENS, demoFixture } from "@community/seed";
+import { DEMO_TOKENS, demoFixture } from "@community/fixtures";
 import { Logger } from "@nestjs/common";
 import request from "supertest";
 import type { App } from "supertest/types";

@@ -6,7 +6,7 @@ import {
   migrationState,
   startEmbeddedPostgres,
 } from "@community/db";
-import { demoFixture, loadFixture } from "@community/seed";
+import { demoFixture, loadFixture } from "@community/fixtures";
 import type { Logger } from "@nestjs/common";
 import type { AppConfig } from "../config/config";
 

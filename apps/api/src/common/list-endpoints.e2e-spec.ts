@@ -1,6 +1,6 @@
+import { contractFixture, EMPTY_TEAM, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem, parseLinks } from "../testing/contract-assertions";
-import { contractFixture, EMPTY_TEAM, RUNNERS, TOKENS } from "../testing/contract-fixture";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
 
 /**

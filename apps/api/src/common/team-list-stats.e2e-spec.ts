@@ -1,5 +1,5 @@
 import type { FixtureEvent, FixtureFile, FixtureGuide } from "@community/domain";
-import { loadFixture } from "@community/seed";
+import { loadFixture } from "@community/fixtures";
 import request from "supertest";
 import { EVENTS_LIST, toEventRow } from "../events/events.list";
 import type { EventRow } from "../events/events.mapper";

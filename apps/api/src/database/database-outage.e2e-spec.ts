@@ -1,7 +1,7 @@
 import { testAdminUrl } from "@community/db/testing";
+import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { contractFixture, TOKENS } from "../testing/contract-fixture";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { TcpProxy } from "../testing/tcp-proxy";
 

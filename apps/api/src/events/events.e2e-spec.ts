@@ -1,8 +1,8 @@
 import { type Event, type FixtureEvent, priceFromMinorUnits } from "@community/domain";
-import { loadFixture } from "@community/seed";
+import { loadFixture } from "@community/fixtures";
+import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { ACCOUNT_KEYS, EVENT_KEYS, expectTimestamp, PRICE_KEYS } from "../testing/contract-assertions";
-import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "../testing/contract-fixture";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 
 const PATH = "/v1/me/community/team/events";

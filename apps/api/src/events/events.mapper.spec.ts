@@ -1,3 +1,4 @@
+import { wireEvent } from "@community/domain/testing";
 import { type EventRow, toEvent } from "./events.mapper";
 
 const account = {
@@ -29,28 +30,10 @@ const row = (overrides: Partial<EventRow> = {}): EventRow => ({
 
 describe(toEvent.name, () => {
   it("maps every field of the contract, snake_case, with nulls kept", () => {
-    expect(toEvent(row())).toEqual({
-      id: "ev_1",
-      slug: "spring-run",
-      duration_seconds: 3600,
-      scheduled_at: "2026-03-01T18:30:00Z",
-      live_at: null,
-      completed_at: null,
-      canceled_at: null,
-      offer_replay_purchase: false,
-      name: "Spring run",
-      description: null,
-      cover_url: null,
-      price: { value: 19.99, value_in_cents: 1999, currency: "USD" },
-      account: {
-        id: "acc_1",
-        slug: "jane",
-        name: "Jane",
-        partner: true,
-        profile_image_url: null,
-        cover_image_url: "https://img.example.com/c.png",
-      },
-    });
+    const jane = wireEvent().account;
+    expect(toEvent(row())).toEqual(
+      wireEvent({ account: { ...jane, cover_image_url: "https://img.example.com/c.png" } }),
+    );
   });
 
   it("writes every timestamp in UTC with second precision", () => {

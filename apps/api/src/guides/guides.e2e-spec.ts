@@ -1,7 +1,7 @@
 import { type FixtureGuide, type Guide, priceFromMinorUnits } from "@community/domain";
+import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { ACCOUNT_KEYS, expectTimestamp, GUIDE_KEYS, PRICE_KEYS } from "../testing/contract-assertions";
-import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "../testing/contract-fixture";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 
 const PATH = "/v1/me/community/team/guides";

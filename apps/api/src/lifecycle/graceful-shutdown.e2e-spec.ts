@@ -1,9 +1,8 @@
 import net from "node:net";
 import { createDatabase, type Database } from "@community/db";
 import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/seed";
-import { ApiProcess } from "../testing/api-process";
-import { contractFixture, TOKENS } from "../testing/contract-fixture";
+import { loadFixture } from "@community/fixtures";
+import { ApiProcess, contractFixture, TOKENS } from "@community/fixtures/testing";
 
 const IN_FLIGHT = 5;
 

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
+import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { contractFixture, TOKENS } from "../testing/contract-fixture";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 
 const EVENTS = "/v1/me/community/team/events";

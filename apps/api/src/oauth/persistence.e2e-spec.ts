@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { createDatabase, type Database } from "@community/db";
 import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/seed";
+import { loadFixture } from "@community/fixtures";
 import type { INestApplication } from "@nestjs/common";
 import { createApp } from "../app.factory";
 import { testConfig } from "../testing/e2e-app";

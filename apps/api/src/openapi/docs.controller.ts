@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { READ_SCOPE } from "@community/domain";
-import { DEMO_OAUTH_CLIENTS } from "@community/seed";
+import { DEMO_OAUTH_CLIENTS } from "@community/fixtures";
 import { Controller, Get, Param, Res } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
 import type { Response } from "express";

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { DEMO_OAUTH_CLIENTS, DEMO_TOKENS } from "@community/seed";
+import { DEMO_OAUTH_CLIENTS, DEMO_TOKENS } from "@community/fixtures";
 import request from "supertest";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { DOCS_CONTENT_SECURITY_POLICY } from "./docs.controller";

@@ -1,5 +1,5 @@
 import { PAGINATION, READ_SCOPE, wireJsonSchemas } from "@community/domain";
-import { DEMO_TOKENS } from "@community/seed";
+import { DEMO_TOKENS } from "@community/fixtures";
 import type { ProblemName } from "../common/problems";
 import { problemComponents, problemRefs } from "./problem-responses";
 

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { hashToken } from "@community/db";
+import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import Redis from "ioredis";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { contractFixture, TOKENS } from "../testing/contract-fixture";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 
 const EVENTS = "/v1/me/community/team/events";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { createDatabase, type Database, migrateDeploy, startEmbeddedPostgres } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
 import type { FixtureFile } from "@community/domain";
-import { loadFixture } from "@community/seed";
+import { loadFixture } from "@community/fixtures";
 import type { INestApplication } from "@nestjs/common";
 import type { DestinationStream } from "pino";
 import type { App } from "supertest/types";

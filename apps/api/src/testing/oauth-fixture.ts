@@ -1,5 +1,5 @@
 import type { FixtureFile } from "@community/domain";
-import { contractFixture } from "./contract-fixture";
+import { contractFixture } from "@community/fixtures/testing";
 
 export const RUNNER = { username: "user_runner", password: "runner-password-1" } as const;
 export const CLIMBER = { username: "user_climber", password: "climber-password-1" } as const;

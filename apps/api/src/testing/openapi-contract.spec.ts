@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { wireEvent } from "@community/domain/testing";
 import { buildOpenApiDocument } from "../openapi/openapi-document";
 import { takeContractViolations, watchContract } from "./contract-recorder";
 import { type ObservedResponse, OpenApiContract } from "./openapi-contract";
@@ -7,21 +8,7 @@ import { type ObservedResponse, OpenApiContract } from "./openapi-contract";
 const contract = new OpenApiContract(buildOpenApiDocument());
 const EVENTS = "/v1/me/community/team/events";
 
-const event = {
-  id: "ev_1",
-  slug: "spring-run",
-  duration_seconds: 3600,
-  scheduled_at: "2026-03-01T18:30:00Z",
-  live_at: null,
-  completed_at: null,
-  canceled_at: null,
-  offer_replay_purchase: false,
-  name: "Spring run",
-  description: null,
-  cover_url: "https://images.example.com/a.jpg",
-  price: { value: 19.99, value_in_cents: 1999, currency: "USD" },
-  account: { id: "acc_1", slug: "jane", name: "Jane", partner: true, profile_image_url: null, cover_image_url: null },
-};
+const event = wireEvent({ cover_url: "https://images.example.com/a.jpg" });
 
 const page = (items: unknown[]) => ({
   guides: items,

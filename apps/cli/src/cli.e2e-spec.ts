@@ -1,14 +1,19 @@
-import type { AddressInfo } from "node:net";
-import { EXIT, run, TOKEN_ENV } from "@community/cli";
 import type { Event } from "@community/domain";
-import { TOKENS } from "../testing/contract-fixture";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { contractEventOrder, LARGE_TEAM_EVENTS, LARGE_TEAM_TOKEN, largeTeamFixture } from "./large-team-fixture";
+import {
+  contractEventOrder,
+  LARGE_TEAM_EVENTS,
+  LARGE_TEAM_TOKEN,
+  largeTeamFixture,
+  type RunningApi,
+  startCompiledApi,
+  TOKENS,
+} from "@community/fixtures/testing";
+import { EXIT, run, TOKEN_ENV } from "./index";
 
 const fixture = largeTeamFixture();
 
 describe("@community/cli against the running api", () => {
-  let e2e: E2eApp;
+  let running: RunningApi;
   let baseUrl: string;
 
   const cli = async (argv: string[], env: NodeJS.ProcessEnv = {}, tty = false) => {
@@ -23,13 +28,12 @@ describe("@community/cli against the running api", () => {
   };
 
   beforeAll(async () => {
-    e2e = await startE2eApp("postgres", fixture);
-    await e2e.app.listen(0, "127.0.0.1");
-    baseUrl = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+    running = await startCompiledApi("cli", fixture);
+    baseUrl = running.baseUrl;
   });
 
   afterAll(async () => {
-    await e2e?.close();
+    await running?.stop();
   });
 
   it("writes every event of a large team as CSV with --all, in order, with progress on a terminal", async () => {

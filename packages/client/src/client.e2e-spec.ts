@@ -1,25 +1,31 @@
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
-import { createClient, type ListPage, NetworkError, NotFoundError, UnauthorizedError } from "@community/client";
 import type { Event, Guide } from "@community/domain";
-import { RUNNERS, TOKENS } from "../testing/contract-fixture";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { contractEventOrder, LARGE_TEAM_EVENTS, LARGE_TEAM_TOKEN, largeTeamFixture } from "./large-team-fixture";
+import {
+  contractEventOrder,
+  LARGE_TEAM_EVENTS,
+  LARGE_TEAM_TOKEN,
+  largeTeamFixture,
+  RUNNERS,
+  type RunningApi,
+  startCompiledApi,
+  TOKENS,
+} from "@community/fixtures/testing";
+import { createClient, type ListPage, NetworkError, NotFoundError, UnauthorizedError } from "./index";
 
 const fixture = largeTeamFixture();
 
 describe("@community/client against the running api", () => {
-  let e2e: E2eApp;
+  let running: RunningApi;
   let baseUrl: string;
 
   beforeAll(async () => {
-    e2e = await startE2eApp("postgres", fixture);
-    await e2e.app.listen(0, "127.0.0.1");
-    baseUrl = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+    running = await startCompiledApi("client", fixture);
+    baseUrl = running.baseUrl;
   });
 
   afterAll(async () => {
-    await e2e?.close();
+    await running?.stop();
   });
 
   it(`walks a team of ${LARGE_TEAM_EVENTS} events: every event exactly once, in the contract's order`, async () => {

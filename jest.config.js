@@ -21,6 +21,7 @@ const transform = {
 const moduleNameMapper = {
   "^@community/domain$": "<rootDir>/../../packages/domain/src/index.ts",
   "^@community/db$": "<rootDir>/../../packages/db/src/index.ts",
+  "^@community/db/lists$": "<rootDir>/../../packages/db/src/lists/index.ts",
   "^@community/db/testing$": "<rootDir>/../../packages/db/src/testing.ts",
   "^@community/seed$": "<rootDir>/../../apps/seed/src/index.ts",
   "^@community/client$": "<rootDir>/../../packages/client/src/index.ts",

@@ -1,37 +1,25 @@
 import type { Guide } from "@community/domain";
-import { All, Controller, Get, Query, Req, Res, UseGuards } from "@nestjs/common";
-import type { Request, Response } from "express";
+import { Controller, Headers, Query } from "@nestjs/common";
 import { BearerAuthGuard } from "../auth/bearer-auth.guard";
-import { CurrentMember } from "../auth/current-member.decorator";
-import type { Member } from "../auth/member";
-import { AcceptJsonGuard } from "../common/accept-json.guard";
-import { ListQueryDto, toPageRequest } from "../common/list-query.dto";
-import { sendListPage } from "../common/list-response";
-import { MethodNotAllowedException } from "../common/problems";
+import { CurrentTeam } from "../team-lists/current-team.decorator";
+import { ListQueryDto, toPageRequest } from "../team-lists/list-query.dto";
+import { TeamListController, TeamListRoute } from "../team-lists/team-list.controller";
+import type { ListPage } from "../team-lists/team-list.service";
 import { GuidesService } from "./guides.service";
 
 @Controller("v1/me/community/team/guides")
-export class GuidesController {
-  constructor(private readonly guides: GuidesService) {}
-
-  /** GET (and HEAD) a page of the caller's team guides, drafts included. */
-  @Get()
-  @UseGuards(BearerAuthGuard, AcceptJsonGuard)
-  async list(
-    @CurrentMember() member: Member,
-    @Query() query: ListQueryDto,
-    @Req() request: Request,
-    @Res() response: Response,
-  ): Promise<void> {
-    const page = await this.guides.listTeamGuides(member, {
-      ...toPageRequest(query),
-      ifNoneMatch: request.header("if-none-match"),
-    });
-    sendListPage<Guide>(request, response, page);
+export class GuidesController extends TeamListController {
+  constructor(private readonly guides: GuidesService) {
+    super();
   }
 
-  @All()
-  otherMethods(@Req() request: Request): never {
-    throw new MethodNotAllowedException(request.method);
+  /** A page of the caller's team guides, drafts included. */
+  @TeamListRoute(BearerAuthGuard)
+  list(
+    @CurrentTeam() teamId: string | null,
+    @Query() query: ListQueryDto,
+    @Headers("if-none-match") ifNoneMatch: string | undefined,
+  ): Promise<ListPage<Guide>> {
+    return this.guides.findPage(teamId, { ...toPageRequest(query), ifNoneMatch });
   }
 }

@@ -29,7 +29,7 @@ export async function createApp(
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   hardenHttp(app, config);
   app.disable("x-powered-by");
-  // ETags are computed per representation in sendListPage, not by Express.
+  // ETags are computed per representation by the list endpoints (team-lists/), not by Express.
   app.set("etag", false);
   mountApiDocs(app);
   if (config.oauth.builtIn !== undefined) await mountAuthorizationServer(app, config, database);

@@ -70,6 +70,16 @@ export function boundariesSql(spec: ListSql): string {
  ORDER BY b.n`;
 }
 
+/** The team's item count, which sets the boundaries' stride. */
+function itemCountSql(spec: ListSql): string {
+  return `SELECT item_count::float8 AS item_count FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}'`;
+}
+
+/** The row of itemCountSql. */
+interface ItemCountRow {
+  item_count: number;
+}
+
 /**
  * Reads pages of one list for any team: the plain statement for shallow pages, a seek from a
  * cached page boundary for deep ones (re-read when the list's version moves), so the cost of a
@@ -81,7 +91,7 @@ export class TeamListReader<Row extends { id: string }, Item> implements TeamLis
   private readonly plain: string;
   private readonly seek: string;
   private readonly boundaries: string;
-  private readonly stats: string;
+  private readonly itemCount: string;
   private readonly cache: PageBoundaryCache;
 
   constructor(
@@ -92,7 +102,7 @@ export class TeamListReader<Row extends { id: string }, Item> implements TeamLis
     this.plain = pageSql(spec, false);
     this.seek = pageSql(spec, true);
     this.boundaries = boundariesSql(spec);
-    this.stats = `SELECT item_count::float8 AS item_count FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}'`;
+    this.itemCount = itemCountSql(spec);
     this.cache = new PageBoundaryCache((teamId) => this.readBoundaries(teamId), {
       maxBoundaries: options.maxBoundaries ?? 200_000,
     });
@@ -135,8 +145,8 @@ export class TeamListReader<Row extends { id: string }, Item> implements TeamLis
   }
 
   private async readBoundaries(teamId: string): Promise<PageBoundaries | null> {
-    const { rows: stats } = await this.db.query<{ item_count: number }>(this.stats, [teamId]);
-    const count = stats[0]?.item_count ?? 0;
+    const { rows: counts } = await this.db.query<ItemCountRow>(this.itemCount, [teamId]);
+    const count = counts[0]?.item_count ?? 0;
     const stride = Math.max(MIN_STRIDE, Math.ceil(count / MAX_BOUNDARIES_PER_TEAM));
     const { rows } = await this.db.query<BoundaryRow>(this.boundaries, [teamId, stride]);
     const version = rows[0]?.list_version;

@@ -26,6 +26,7 @@ const moduleNameMapper = {
   "^@community/fixtures$": `${__dirname}/packages/fixtures/src/index.ts`,
   "^@community/fixtures/testing$": `${__dirname}/packages/fixtures/src/testing/index.ts`,
   "^@community/client$": `${__dirname}/packages/client/src/index.ts`,
+  "^@community/db/lists$": `${__dirname}/packages/db/src/lists/index.ts`,
 };
 
 const project = (dir) => ({

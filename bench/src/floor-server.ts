@@ -1,14 +1,15 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { MEMBER_BY_TOKEN_HASH_SQL } from "@community/api/dist/auth/access-token.sql";
-import { ifNoneMatchMatches, knownListVersion, listEntityTag } from "@community/api/dist/common/etag";
-import { buildLinkHeader } from "@community/api/dist/common/link-header";
-import { type QueryRunner, TeamListReader } from "@community/api/dist/common/team-list-reader";
-import { EVENTS_LIST, toEventRow } from "@community/api/dist/events/events.list";
-import { toEvent } from "@community/api/dist/events/events.mapper";
-import { GUIDES_LIST, toGuideRow } from "@community/api/dist/guides/guides.list";
-import { toGuide } from "@community/api/dist/guides/guides.mapper";
-import { paginationMeta } from "@community/domain";
+// The list statements' own entry: it loads no Prisma client, which the floor does not need.
+import { EVENTS_LIST, findTokenMember, GUIDES_LIST, type TeamListPages, TeamListReader } from "@community/db/lists";
+import {
+  buildLinkHeader,
+  ifNoneMatchMatches,
+  knownListVersion,
+  listEntityTag,
+  pageOffset,
+  paginationMeta,
+} from "@community/domain";
 import { Pool } from "pg";
 
 /**
@@ -19,18 +20,9 @@ import { Pool } from "pg";
  */
 
 const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
-const query: QueryRunner = async (text, values) => (await pool.query(text, values)).rows;
-
-// The readers map rows straight to the contract's items, as the api's repository + mapper do.
-const LISTS = new Map<string, { list: "events" | "guides"; reader: TeamListReader<object> }>([
-  [
-    "/v1/me/community/team/events",
-    { list: "events", reader: new TeamListReader(EVENTS_LIST, query, (row) => toEvent(toEventRow(row))) },
-  ],
-  [
-    "/v1/me/community/team/guides",
-    { list: "guides", reader: new TeamListReader(GUIDES_LIST, query, (row) => toGuide(toGuideRow(row))) },
-  ],
+const LISTS = new Map<string, TeamListPages<object>>([
+  ["/v1/me/community/team/events", new TeamListReader(pool, EVENTS_LIST)],
+  ["/v1/me/community/team/guides", new TeamListReader(pool, GUIDES_LIST)],
 ]);
 
 function fail(response: ServerResponse, status: number): void {
@@ -46,31 +38,31 @@ function pageParam(value: string | null, fallback: number, max: number): number 
 
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://floor");
-  const list = LISTS.get(url.pathname);
-  if (list === undefined) return fail(response, 404);
+  const reader = LISTS.get(url.pathname);
+  if (reader === undefined) return fail(response, 404);
   const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
   if (match === null) return fail(response, 401);
   const tokenHash = createHash("sha256")
     .update(match[1] as string)
     .digest("hex");
-  const member = await pool.query(MEMBER_BY_TOKEN_HASH_SQL, [tokenHash, new Date()]);
-  if (member.rowCount === 0) return fail(response, 401);
-  const teamId = member.rows[0].team_id as string | null;
+  const member = await findTokenMember(pool, tokenHash, new Date());
+  if (member === undefined) return fail(response, 401);
+  const teamId = member.team_id;
   if (teamId === null) return fail(response, 404);
   const page = pageParam(url.searchParams.get("page"), 1, 2_147_483_647);
   const perPage = pageParam(url.searchParams.get("per_page"), 100, 100);
   if (page === undefined || perPage === undefined) return fail(response, 400);
 
-  const scope = { list: list.list, teamId, page, perPage };
+  const pageRequest = { page, perPage };
   const ifNoneMatch = request.headers["if-none-match"];
-  const result = await list.reader.read({
+  const result = await reader.read({
     teamId,
-    offset: (page - 1) * perPage,
+    offset: pageOffset(pageRequest),
     limit: perPage,
-    knownVersion: knownListVersion(ifNoneMatch, scope),
+    knownVersion: knownListVersion(ifNoneMatch, pageRequest),
   });
-  const pagination = paginationMeta({ page, perPage }, result.total);
-  const etag = listEntityTag(scope, result.version);
+  const pagination = paginationMeta(pageRequest, result.total);
+  const etag = listEntityTag(pageRequest, result.version);
   const headers = {
     link: buildLinkHeader(url.pathname, pagination),
     "x-total-count": String(result.total),
@@ -82,7 +74,7 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     response.writeHead(304, headers).end();
     return;
   }
-  const body = JSON.stringify({ guides: result.rows, meta: { pagination } });
+  const body = JSON.stringify({ guides: result.items, meta: { pagination } });
   response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
 }
 

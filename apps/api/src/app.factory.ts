@@ -23,6 +23,7 @@ export async function createApp(
   // TRUST_PROXY, no X-Powered-By, and ETags are computed per representation in sendListPage.
   app.set("trust proxy", config.trustProxy);
   app.disable("x-powered-by");
+  // ETags are computed per representation by the list endpoints (team-lists/), not by Express.
   app.set("etag", false);
   return app;
 }

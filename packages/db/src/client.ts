@@ -55,18 +55,3 @@ export function createDatabase(options: DatabaseOptions): Database {
     },
   };
 }
-
-/** A transaction client: what `readSnapshot` hands to its callback. */
-export type SnapshotClient = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
-
-/**
- * Runs several reads in one REPEATABLE READ, read-only transaction, so that they all see the
- * same snapshot (a page and its total can never disagree, whatever commits in between).
- */
-export function readSnapshot<T>(prisma: PrismaClient, read: (tx: SnapshotClient) => Promise<T>): Promise<T> {
-  return prisma.$transaction(read, {
-    isolationLevel: "RepeatableRead",
-    maxWait: 5_000,
-    timeout: 15_000,
-  });
-}

@@ -1,7 +1,7 @@
-import { type Database } from "@community/db";
+import type { Database } from "@community/db";
+import { findTokenMember } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
-import { MEMBER_BY_TOKEN_HASH_SQL } from "./access-token.sql";
 import type { Member } from "./member";
 
 @Injectable()
@@ -13,12 +13,8 @@ export class AccessTokenRepository {
    * at `now`. Unknown, revoked and expired tokens are indistinguishable to the caller.
    */
   async findMemberByTokenHash(tokenHash: string, now: Date): Promise<Member | null> {
-    // One statement (one round trip) on the hot path of every request; the primary key finds the token.
-    const { rows } = await this.database.pool.query<{ user_id: string; team_id: string | null; client_id: string }>(
-      MEMBER_BY_TOKEN_HASH_SQL,
-      [tokenHash, now],
-    );
-    const row = rows[0];
+    // One statement (one round trip) on the hot path of every request.
+    const row = await findTokenMember(this.database.pool, tokenHash, now);
     return row === undefined
       ? null
       : { userId: row.user_id, teamId: row.team_id, clientId: row.client_id, scopes: null };

@@ -1,12 +1,8 @@
-import { type Event, type FixtureEvent, priceFromMinorUnits } from "@community/domain";
+import type { Event, FixtureEvent } from "@community/domain";
 import { loadFixture } from "@community/fixtures";
-import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
-import request from "supertest";
-import { ACCOUNT_KEYS, EVENT_KEYS, expectTimestamp, PRICE_KEYS } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-
-const PATH = "/v1/me/community/team/events";
-const fixture = contractFixture();
+import { CLIMBERS, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import { EVENT_KEYS, expectTimestamp } from "../testing/contract-assertions";
+import { teamListSuite } from "../testing/team-list-suite";
 
 /** The contract's order, computed independently of the SQL: scheduled_at desc, then id asc. */
 function contractOrder(events: FixtureEvent[]): string[] {
@@ -18,17 +14,8 @@ function contractOrder(events: FixtureEvent[]): string[] {
 }
 
 describe("GET /v1/me/community/team/events", () => {
-  let e2e: E2eApp;
-  const get = (token: string, query = "") =>
-    request(e2e.server).get(`${PATH}${query}`).set("Authorization", `Bearer ${token}`);
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", fixture);
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const suite = teamListSuite("/v1/me/community/team/events");
+  const { fixture, get } = suite;
 
   it("lists the caller's team events in the contract's order, ties broken by id", async () => {
     const runnerEvents = fixture.events.filter((e) => e.team_id === RUNNERS);
@@ -39,28 +26,14 @@ describe("GET /v1/me/community/team/events", () => {
   });
 
   it("keeps that order across page boundaries", async () => {
-    const ids: string[] = [];
-    for (let page = 1; page <= 8; page++) {
-      ids.push(...(await get(TOKENS.runner, `?per_page=3&page=${page}`)).body.guides.map((e: Event) => e.id));
-    }
+    const ids = await suite.idsOverPages(TOKENS.runner, 3, 8);
     expect(ids).toEqual(contractOrder(fixture.events.filter((e) => e.team_id === RUNNERS)));
   });
 
   it("serves every field of every event as the fixture says", async () => {
     const response = await get(TOKENS.runner);
-    const accounts = new Map(fixture.accounts.map((a) => [a.id, a]));
     for (const event of response.body.guides as Event[]) {
-      expect(Object.keys(event).sort()).toEqual(EVENT_KEYS);
-      expect(Object.keys(event.price).sort()).toEqual(PRICE_KEYS);
-      expect(Object.keys(event.account).sort()).toEqual(ACCOUNT_KEYS);
-      const source = fixture.events.find((e) => e.id === event.id);
-      if (source === undefined) throw new Error(`unexpected event ${event.id}`);
-      const { team_id: _team, account_id, price, ...fields } = source;
-      expect(event).toEqual({
-        ...fields,
-        price: priceFromMinorUnits(price.value_in_cents, price.currency),
-        account: accounts.get(account_id),
-      });
+      suite.expectServedAsFixture(event, fixture.events, EVENT_KEYS);
       expectTimestamp(event.scheduled_at, false);
       for (const field of ["live_at", "completed_at", "canceled_at"] as const) expectTimestamp(event[field], true);
     }
@@ -85,7 +58,7 @@ describe("GET /v1/me/community/team/events", () => {
 
   it("shows writes through the seed loader on the next request, with a new ETag", async () => {
     const before = await get(TOKENS.climber);
-    await loadFixture(e2e.database.prisma, {
+    await loadFixture(suite.app().database.prisma, {
       accounts: [],
       teams: [],
       users: [],

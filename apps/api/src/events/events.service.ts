@@ -1,19 +1,15 @@
+import type { Database } from "@community/db";
+import { EVENTS_LIST } from "@community/db/lists";
 import type { Event } from "@community/domain";
-import { Injectable } from "@nestjs/common";
-import type { Member } from "../auth/member";
-import type { ListPage } from "../common/list-response";
-import { type ListRequest, requireTeam, tagScope, teamPageQuery, toListPage } from "../common/team-page";
-import { toEvent } from "./events.mapper";
-import { EventsRepository } from "./events.repository";
+import { Inject, Injectable } from "@nestjs/common";
+import { DATABASE } from "../database/database.tokens";
+import { TeamListRepository } from "../team-lists/team-list.repository";
+import { TeamListService } from "../team-lists/team-list.service";
 
+/** The events of the caller's team, newest scheduled first, ties by id (EVENTS_LIST). */
 @Injectable()
-export class EventsService {
-  constructor(private readonly events: EventsRepository) {}
-
-  /** A page of the events of the caller's own team: no input can reach another team's. */
-  async listTeamEvents(member: Member, request: ListRequest): Promise<ListPage<Event>> {
-    const scope = tagScope("events", requireTeam(member), request);
-    const rows = await this.events.findTeamPage(teamPageQuery(scope, request));
-    return toListPage(scope, request, rows, toEvent);
+export class EventsService extends TeamListService<Event> {
+  constructor(@Inject(DATABASE) database: Database) {
+    super(TeamListRepository.of(database, EVENTS_LIST));
   }
 }

@@ -1,11 +1,7 @@
-import { type FixtureGuide, type Guide, priceFromMinorUnits } from "@community/domain";
-import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
-import request from "supertest";
-import { ACCOUNT_KEYS, expectTimestamp, GUIDE_KEYS, PRICE_KEYS } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-
-const PATH = "/v1/me/community/team/guides";
-const fixture = contractFixture();
+import type { FixtureGuide, Guide } from "@community/domain";
+import { CLIMBERS, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import { expectTimestamp, GUIDE_KEYS } from "../testing/contract-assertions";
+import { teamListSuite } from "../testing/team-list-suite";
 
 /** The contract's order: drafts (null) first, then published_at desc, then id asc. */
 function contractOrder(guides: FixtureGuide[]): string[] {
@@ -16,17 +12,8 @@ function contractOrder(guides: FixtureGuide[]): string[] {
 }
 
 describe("GET /v1/me/community/team/guides", () => {
-  let e2e: E2eApp;
-  const get = (token: string, query = "") =>
-    request(e2e.server).get(`${PATH}${query}`).set("Authorization", `Bearer ${token}`);
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", fixture);
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const suite = teamListSuite("/v1/me/community/team/guides");
+  const { fixture, get } = suite;
 
   it("lists drafts first, then newest published, ties broken by id", async () => {
     const runnerGuides = fixture.guides.filter((g) => g.team_id === RUNNERS);
@@ -38,29 +25,15 @@ describe("GET /v1/me/community/team/guides", () => {
   });
 
   it("keeps that order across page boundaries", async () => {
-    const ids: string[] = [];
-    for (let page = 1; page <= 6; page++) {
-      ids.push(...(await get(TOKENS.runner, `?per_page=2&page=${page}`)).body.guides.map((g: Guide) => g.id));
-    }
+    const ids = await suite.idsOverPages(TOKENS.runner, 2, 6);
     expect(ids).toEqual(contractOrder(fixture.guides.filter((g) => g.team_id === RUNNERS)));
   });
 
   it("serves every field of every guide as the fixture says, drafts included", async () => {
-    const accounts = new Map(fixture.accounts.map((a) => [a.id, a]));
     const guides = (await get(TOKENS.runner)).body.guides as Guide[];
     expect(guides.some((g) => g.published_at === null)).toBe(true);
     for (const guide of guides) {
-      expect(Object.keys(guide).sort()).toEqual(GUIDE_KEYS);
-      expect(Object.keys(guide.price).sort()).toEqual(PRICE_KEYS);
-      expect(Object.keys(guide.account).sort()).toEqual(ACCOUNT_KEYS);
-      const source = fixture.guides.find((g) => g.id === guide.id);
-      if (source === undefined) throw new Error(`unexpected guide ${guide.id}`);
-      const { team_id: _team, account_id, price, ...fields } = source;
-      expect(guide).toEqual({
-        ...fields,
-        price: priceFromMinorUnits(price.value_in_cents, price.currency),
-        account: accounts.get(account_id),
-      });
+      suite.expectServedAsFixture(guide, fixture.guides, GUIDE_KEYS);
       expectTimestamp(guide.published_at, true);
     }
   });

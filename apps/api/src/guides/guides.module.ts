@@ -1,12 +1,11 @@
 import { Module } from "@nestjs/common";
 import { AuthModule } from "../auth/auth.module";
 import { GuidesController } from "./guides.controller";
-import { GuidesRepository } from "./guides.repository";
 import { GuidesService } from "./guides.service";
 
 @Module({
   imports: [AuthModule],
   controllers: [GuidesController],
-  providers: [GuidesService, GuidesRepository],
+  providers: [GuidesService],
 })
 export class GuidesModule {}

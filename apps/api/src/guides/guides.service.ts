@@ -1,19 +1,15 @@
+import type { Database } from "@community/db";
+import { GUIDES_LIST } from "@community/db/lists";
 import type { Guide } from "@community/domain";
-import { Injectable } from "@nestjs/common";
-import type { Member } from "../auth/member";
-import type { ListPage } from "../common/list-response";
-import { type ListRequest, requireTeam, tagScope, teamPageQuery, toListPage } from "../common/team-page";
-import { toGuide } from "./guides.mapper";
-import { GuidesRepository } from "./guides.repository";
+import { Inject, Injectable } from "@nestjs/common";
+import { DATABASE } from "../database/database.tokens";
+import { TeamListRepository } from "../team-lists/team-list.repository";
+import { TeamListService } from "../team-lists/team-list.service";
 
+/** The guides of the caller's team, drafts first, then newest published, ties by id (GUIDES_LIST). */
 @Injectable()
-export class GuidesService {
-  constructor(private readonly guides: GuidesRepository) {}
-
-  /** A page of the guides of the caller's own team, drafts included. */
-  async listTeamGuides(member: Member, request: ListRequest): Promise<ListPage<Guide>> {
-    const scope = tagScope("guides", requireTeam(member), request);
-    const rows = await this.guides.findTeamPage(teamPageQuery(scope, request));
-    return toListPage(scope, request, rows, toGuide);
+export class GuidesService extends TeamListService<Guide> {
+  constructor(@Inject(DATABASE) database: Database) {
+    super(TeamListRepository.of(database, GUIDES_LIST));
   }
 }

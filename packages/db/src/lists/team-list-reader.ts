@@ -1,36 +1,8 @@
 import { type PageBoundaries, PageBoundaryCache } from "./page-boundaries";
+import type { Queryable, TeamList, TeamListPages, TeamListQuery, TeamListResult } from "./team-list";
 
-/** What differs between the lists: the table, its sort key (as its list index has it), the columns. */
-export interface TeamListSpec {
-  list: "events" | "guides";
-  /**
-   * The list's order as one key, descending, ties by id ascending; an SQL expression over the
-   * alias `t` that matches the leading sort column of the list's index, so seeks use that index.
-   */
-  sortKey: string;
-  /** Select list over the item `t` and its account `a`. */
-  columns: string;
-}
-
-/** Runs one SQL statement (parameters $1..$n) and returns its rows. */
-export type QueryRunner = (text: string, values: unknown[]) => Promise<Array<Record<string, unknown>>>;
-
-export interface TeamListQuery {
-  teamId: string;
-  offset: number;
-  limit: number;
-  /** The version the client already holds (from a valid If-None-Match), or "*" for any. */
-  knownVersion?: string | undefined;
-}
-
-export interface TeamListResult<Row> {
-  rows: Row[];
-  total: number;
-  /** The list's version in the snapshot that the rows and the total come from. */
-  version: string;
-  /** The client's version is current: no rows were read. */
-  notModified: boolean;
-}
+/** What the SQL of a list is built from. */
+type ListSql = Pick<TeamList<{ id: string }, unknown>, "list" | "sortKey" | "columns">;
 
 /** Offsets below this walk the index directly: a few hundred entries cost less than a seek's setup. */
 export const SEEK_MIN_OFFSET = 1_000;
@@ -50,7 +22,7 @@ const MAX_BOUNDARIES_PER_TEAM = 10_000;
  * changed since the boundary was read, the statement returns no rows and the caller retries
  * without the seek.
  */
-export function pageSql(spec: TeamListSpec, seek: boolean): string {
+export function pageSql(spec: ListSql, seek: boolean): string {
   const key = spec.sortKey;
   const seekCondition = seek
     ? `AND ${key} <= $5::timestamptz AND (${key} < $5::timestamptz OR t.id >= $6)
@@ -72,14 +44,40 @@ SELECT COALESCE(s.item_count, 0)::float8 AS list_total, COALESCE(s.version, 0)::
  ORDER BY p.sort_key DESC, p.id`;
 }
 
+/** Every row of a page statement: the list's total and version (from team_list_stats). */
+interface PageStats {
+  list_total: number;
+  list_version: string;
+}
+
+/** A page statement's row: the stats, and the item's columns, all null when the page is empty. */
+type PageRow<Row> = PageStats & (Row | { [K in keyof Row]: null });
+
+/** The row of boundariesSql; `list_version` is null before the team's first item. */
+interface BoundaryRow {
+  list_version: string | null;
+  sort_key: string;
+  id: string;
+}
+
 /** Every `$2`-th key of the team's list, with the version they belong to, from one snapshot. */
-export function boundariesSql(spec: TeamListSpec): string {
+export function boundariesSql(spec: ListSql): string {
   return `SELECT (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}') AS list_version,
        b.sort_key::text AS sort_key, b.id
   FROM (SELECT ${spec.sortKey} AS sort_key, t.id, row_number() OVER (ORDER BY ${spec.sortKey} DESC, t.id) AS n
           FROM ${spec.list} t WHERE t.team_id = $1) b
  WHERE (b.n - 1) % $2 = 0
  ORDER BY b.n`;
+}
+
+/** The team's item count, which sets the boundaries' stride. */
+function itemCountSql(spec: ListSql): string {
+  return `SELECT item_count::float8 AS item_count FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}'`;
+}
+
+/** The row of itemCountSql. */
+interface ItemCountRow {
+  item_count: number;
 }
 
 /**
@@ -89,27 +87,28 @@ export function boundariesSql(spec: TeamListSpec): string {
  * boundaries can be re-read make deep pages fall back to the plain offset walk (see
  * docs/database.md).
  */
-export class TeamListReader<Row> {
+export class TeamListReader<Row extends { id: string }, Item> implements TeamListPages<Item> {
   private readonly plain: string;
   private readonly seek: string;
   private readonly boundaries: string;
+  private readonly itemCount: string;
   private readonly cache: PageBoundaryCache;
 
   constructor(
-    private readonly spec: TeamListSpec,
-    private readonly query: QueryRunner,
-    private readonly toRow: (row: Record<string, unknown>) => Row,
+    private readonly db: Queryable,
+    private readonly spec: TeamList<Row, Item>,
     options: { maxBoundaries?: number } = {},
   ) {
     this.plain = pageSql(spec, false);
     this.seek = pageSql(spec, true);
     this.boundaries = boundariesSql(spec);
+    this.itemCount = itemCountSql(spec);
     this.cache = new PageBoundaryCache((teamId) => this.readBoundaries(teamId), {
       maxBoundaries: options.maxBoundaries ?? 200_000,
     });
   }
 
-  async read({ teamId, offset, limit, knownVersion }: TeamListQuery): Promise<TeamListResult<Row>> {
+  async read({ teamId, offset, limit, knownVersion }: TeamListQuery): Promise<TeamListResult<Item>> {
     const known = knownVersion ?? null;
     if (offset >= SEEK_MIN_OFFSET) {
       // The first deep page of a team waits for its boundaries (one read, shared by all waiting
@@ -118,48 +117,45 @@ export class TeamListReader<Row> {
       for (let attempt = 0; attempt < 2; attempt++) {
         const seek = this.cache.seekFor(teamId, offset);
         if (seek === undefined) break;
-        const result = this.toResult(
-          await this.query(this.seek, [teamId, limit, seek.skip, known, seek.key, seek.id, seek.version]),
-          known,
-        );
+        const values = [teamId, limit, seek.skip, known, seek.key, seek.id, seek.version];
+        const result = this.toResult(await this.db.query<PageRow<Row>>(this.seek, values), known);
         if (result.version === seek.version || result.notModified) return result;
         // The list changed since its boundaries were read: read them again, once, then seek again.
         if (attempt === 0) await this.cache.refresh(teamId);
       }
     }
-    const result = this.toResult(await this.query(this.plain, [teamId, limit, offset, known]), known);
+    const result = this.toResult(await this.db.query<PageRow<Row>>(this.plain, [teamId, limit, offset, known]), known);
     if (offset >= SEEK_MIN_OFFSET && offset < result.total && !this.cache.isCurrent(teamId, result.version)) {
       void this.cache.refresh(teamId);
     }
     return result;
   }
 
-  /** Waits for the team's boundaries to be read (the next deep page then seeks). */
-  prepare(teamId: string): Promise<void> {
-    return this.cache.refresh(teamId);
-  }
-
-  private toResult(rows: Array<Record<string, unknown>>, known: string | null): TeamListResult<Row> {
+  private toResult({ rows }: { rows: PageRow<Row>[] }, known: string | null): TeamListResult<Item> {
     const first = rows[0];
-    const version = String(first?.list_version ?? "0");
+    const version = first?.list_version ?? "0";
+    const items: Item[] = [];
+    for (const row of rows) if (hasItem(row)) items.push(this.spec.toItem(row));
     return {
-      rows: rows.filter((row) => row.id !== null).map(this.toRow),
-      total: Number(first?.list_total ?? 0),
+      items,
+      total: first?.list_total ?? 0,
       version,
       notModified: known !== null && (known === "*" || known === version),
     };
   }
 
   private async readBoundaries(teamId: string): Promise<PageBoundaries | null> {
-    const [stats] = await this.query(
-      `SELECT item_count::float8 AS item_count FROM team_list_stats WHERE team_id = $1 AND list = '${this.spec.list}'`,
-      [teamId],
-    );
-    const count = Number(stats?.item_count ?? 0);
+    const { rows: counts } = await this.db.query<ItemCountRow>(this.itemCount, [teamId]);
+    const count = counts[0]?.item_count ?? 0;
     const stride = Math.max(MIN_STRIDE, Math.ceil(count / MAX_BOUNDARIES_PER_TEAM));
-    const rows = await this.query(this.boundaries, [teamId, stride]);
+    const { rows } = await this.db.query<BoundaryRow>(this.boundaries, [teamId, stride]);
     const version = rows[0]?.list_version;
     if (typeof version !== "string") return null;
-    return { version, stride, keys: rows.map((r) => String(r.sort_key)), ids: rows.map((r) => String(r.id)) };
+    return { version, stride, keys: rows.map((r) => r.sort_key), ids: rows.map((r) => r.id) };
   }
+}
+
+/** The row of a page statement carries an item (the statement's LEFT JOIN gives one all-null row for none). */
+function hasItem<Row extends { id: string }>(row: PageRow<Row>): row is PageStats & Row {
+  return row.id !== null;
 }

@@ -218,6 +218,11 @@ describe.each(backends)("list endpoints on %s", (backend) => {
       const response = await request(e2e.server).get(path).set(bearer(TOKENS.noTeam));
       expectProblem(response, 404, "no-community-team");
     });
+
+    it("checks the query before the team: a user without a team and a bad page gets the 400", async () => {
+      const response = await request(e2e.server).get(`${path}?page=0`).set(bearer(TOKENS.noTeam));
+      expectProblem(response, 400, "invalid-query");
+    });
   });
 
   it("answers an unknown path with a 404 problem", async () => {

@@ -1,30 +1,26 @@
 import { wireEvent } from "@community/domain/testing";
-import { type EventRow, toEvent } from "./events.mapper";
-
-const account = {
-  id: "acc_1",
-  slug: "jane",
-  name: "Jane",
-  partner: true,
-  profileImageUrl: null,
-  coverImageUrl: "https://img.example.com/c.png",
-};
+import { type EventRow, toEvent } from "./events.list";
 
 const row = (overrides: Partial<EventRow> = {}): EventRow => ({
   id: "ev_1",
   slug: "spring-run",
   name: "Spring run",
   description: null,
-  coverUrl: null,
-  durationSeconds: 3600,
-  scheduledAt: new Date("2026-03-01T18:30:00Z"),
-  liveAt: null,
-  completedAt: null,
-  canceledAt: null,
-  offerReplayPurchase: false,
-  priceInCents: 1999,
+  cover_url: null,
+  duration_seconds: 3600,
+  scheduled_at: new Date("2026-03-01T18:30:00Z"),
+  live_at: null,
+  completed_at: null,
+  canceled_at: null,
+  offer_replay_purchase: false,
+  price_in_cents: 1999,
   currency: "USD",
-  account,
+  account_id: "acc_1",
+  account_slug: "jane",
+  account_name: "Jane",
+  account_partner: true,
+  account_profile_image_url: null,
+  account_cover_image_url: "https://img.example.com/c.png",
   ...overrides,
 });
 
@@ -39,10 +35,10 @@ describe(toEvent.name, () => {
   it("writes every timestamp in UTC with second precision", () => {
     const event = toEvent(
       row({
-        scheduledAt: new Date("2026-03-01T20:30:00.999+02:00"),
-        liveAt: new Date("2026-03-01T18:31:00.5Z"),
-        completedAt: new Date(Date.UTC(2026, 2, 1, 19, 0, 0)),
-        canceledAt: new Date("2026-12-31T23:59:59Z"),
+        scheduled_at: new Date("2026-03-01T20:30:00.999+02:00"),
+        live_at: new Date("2026-03-01T18:31:00.5Z"),
+        completed_at: new Date(Date.UTC(2026, 2, 1, 19, 0, 0)),
+        canceled_at: new Date("2026-12-31T23:59:59Z"),
       }),
     );
     expect(event.scheduled_at).toBe("2026-03-01T18:30:00Z");
@@ -56,7 +52,7 @@ describe(toEvent.name, () => {
     [1999, "BHD", 1.999],
     [0, "EUR", 0],
   ])("prices %i %s as %d", (cents, currency, value) => {
-    expect(toEvent(row({ priceInCents: cents, currency })).price).toEqual({ value, value_in_cents: cents, currency });
+    expect(toEvent(row({ price_in_cents: cents, currency })).price).toEqual({ value, value_in_cents: cents, currency });
   });
 
   it("trims a blank-padded currency column", () => {

@@ -1,4 +1,4 @@
-import type { Pagination } from "@community/domain";
+import type { Pagination } from "./pagination";
 
 /**
  * RFC 8288 Link header of a list page: first and last (no last when there are no pages), prev

@@ -1,8 +1,8 @@
 import { PAGINATION } from "@community/domain";
 import type { ArgumentMetadata } from "@nestjs/common";
+import { InvalidQueryException } from "../common/problems";
+import { createQueryValidationPipe } from "../common/validation.pipe";
 import { decimalIntegerInRange, ListQueryDto, toPageRequest } from "./list-query.dto";
-import { InvalidQueryException } from "./problems";
-import { createQueryValidationPipe } from "./validation.pipe";
 
 const metadata: ArgumentMetadata = { type: "query", metatype: ListQueryDto };
 

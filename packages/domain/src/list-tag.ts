@@ -1,10 +1,4 @@
-/** What a list page's representation depends on besides the data: which list, team and page. */
-export interface ListTagScope {
-  list: "events" | "guides";
-  teamId: string;
-  page: number;
-  perPage: number;
-}
+import type { PageRequest } from "./pagination";
 
 /**
  * Changes whenever the JSON the mappers write changes shape, so that tags issued by an older
@@ -20,8 +14,8 @@ const TAG = new RegExp(`(?:W/)?"([0-9]{1,19})-([0-9]{1,10})-([0-9]{1,3})-${REPRE
  * value belongs to one team's list, once, so it also names the team and the list. The tag is known
  * before the page is read, so a revalidation costs no page query.
  */
-export function listEntityTag(scope: ListTagScope, version: string): string {
-  return `"${version}-${scope.page}-${scope.perPage}-${REPRESENTATION_REVISION}"`;
+export function listEntityTag(request: PageRequest, version: string): string {
+  return `"${version}-${request.page}-${request.perPage}-${REPRESENTATION_REVISION}"`;
 }
 
 /**
@@ -30,11 +24,11 @@ export function listEntityTag(scope: ListTagScope, version: string): string {
  * undefined. The list statement then compares it with the list's current version, so a tag of
  * another team or an old version never gives a 304.
  */
-export function knownListVersion(header: string | undefined, scope: ListTagScope): string | undefined {
+export function knownListVersion(header: string | undefined, request: PageRequest): string | undefined {
   if (header === undefined) return undefined;
   if (header.trim() === "*") return "*";
   for (const [, version, page, perPage] of header.matchAll(TAG)) {
-    if (Number(page) === scope.page && Number(perPage) === scope.perPage) return version;
+    if (Number(page) === request.page && Number(perPage) === request.perPage) return version;
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
-import { ifNoneMatchMatches, knownListVersion, type ListTagScope, listEntityTag } from "./etag";
+import { ifNoneMatchMatches, knownListVersion, listEntityTag } from "./list-tag";
+import type { PageRequest } from "./pagination";
 
-const scope: ListTagScope = { list: "events", teamId: "team_a", page: 2, perPage: 10 };
+const scope: PageRequest = { page: 2, perPage: 10 };
 
 describe(listEntityTag.name, () => {
   it("is a quoted strong tag that changes with the version, the page and the page size", () => {

@@ -1,12 +1,8 @@
+import { EVENTS_LIST, GUIDES_LIST, type Queryable, SEEK_MIN_OFFSET, TeamListReader } from "@community/db/lists";
 import type { FixtureEvent, FixtureFile, FixtureGuide } from "@community/domain";
 import { loadFixture } from "@community/fixtures";
 import request from "supertest";
-import { EVENTS_LIST, toEventRow } from "../events/events.list";
-import type { EventRow } from "../events/events.mapper";
-import { GUIDES_LIST, toGuideRow } from "../guides/guides.list";
-import type { GuideRow } from "../guides/guides.mapper";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { type QueryRunner, SEEK_MIN_OFFSET, TeamListReader } from "./team-list-reader";
 
 const BIG = "team_big";
 const SMALL = "team_small";
@@ -82,9 +78,12 @@ function fixture(): FixtureFile {
 describe.each<Backend>(["postgres", "embedded"])("team list stats and page boundaries on %s", (backend) => {
   let e2e: E2eApp;
   const statements: string[] = [];
-  const query: QueryRunner = async (text, values) => {
-    statements.push(text);
-    return (await e2e.database.pool.query(text, values)).rows;
+  // The pool, recording every statement the readers send.
+  const db: Queryable = {
+    query(text, values) {
+      statements.push(text);
+      return e2e.database.pool.query(text, values);
+    },
   };
 
   /** The contract's order, computed from the database rows without the list SQL. */
@@ -139,8 +138,9 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
   });
 
   it("serves deep pages through boundary seeks, exactly as the plain offset order", async () => {
-    const reader = new TeamListReader(EVENTS_LIST, query, toEventRow);
-    await reader.prepare(BIG);
+    const reader = new TeamListReader(db, EVENTS_LIST);
+    // The team's first deep page waits for its boundaries: the pages after it seek at once.
+    await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET, limit: 1 });
     const expected = await expectedEventIds(BIG);
     for (const [offset, limit] of [
       [SEEK_MIN_OFFSET, 100],
@@ -151,18 +151,18 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
       const page = await reader.read({ teamId: BIG, offset, limit });
       expect(statements).toHaveLength(1);
       expect(statements[0]).toContain("$7");
-      expect(page.rows.map((r: EventRow) => r.id)).toEqual(expected.slice(offset, offset + limit));
+      expect(page.items.map((e) => e.id)).toEqual(expected.slice(offset, offset + limit));
       expect(page.total).toBe(BIG_SIZE);
     }
   });
 
   it("reads the boundaries on a team's first deep page and again after a write, then seeks", async () => {
-    const reader = new TeamListReader(EVENTS_LIST, query, toEventRow);
+    const reader = new TeamListReader(db, EVENTS_LIST);
     statements.length = 0;
     const first = await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET + 10, limit: 10 });
     expect(statements.at(-1)).toContain("$7");
     expect(statements.some((text) => text.includes("row_number()"))).toBe(true);
-    expect(first.rows.map((r) => r.id)).toEqual(
+    expect(first.items.map((e) => e.id)).toEqual(
       (await expectedEventIds(BIG)).slice(SEEK_MIN_OFFSET + 10, SEEK_MIN_OFFSET + 20),
     );
 
@@ -172,14 +172,13 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
     // a seek against the old version (no rows), the boundaries again, a seek that holds
     expect(statements.filter((text) => text.includes("$7"))).toHaveLength(2);
     expect(after.version).not.toBe(first.version);
-    expect(after.rows.map((r) => r.id)).toEqual(
+    expect(after.items.map((e) => e.id)).toEqual(
       (await expectedEventIds(BIG)).slice(SEEK_MIN_OFFSET + 10, SEEK_MIN_OFFSET + 20),
     );
   });
 
   it("seeks among drafts and published guides alike, drafts first", async () => {
-    const reader = new TeamListReader(GUIDES_LIST, query, toGuideRow);
-    await reader.prepare(BIG);
+    const reader = new TeamListReader(db, GUIDES_LIST);
     const { rows } = await e2e.database.pool.query<{ id: string; at: Date | null }>(
       "SELECT id, published_at AS at FROM guides WHERE team_id = $1",
       [BIG],
@@ -189,14 +188,18 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
       .sort((a, b) => key(b.at) - key(a.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((r) => r.id);
     for (const offset of [0, SEEK_MIN_OFFSET, SEEK_MIN_OFFSET + 123]) {
+      statements.length = 0;
       const page = await reader.read({ teamId: BIG, offset, limit: 100 });
-      expect(page.rows.map((r: GuideRow) => r.id)).toEqual(expected.slice(offset, offset + 100));
+      expect(page.items.map((g) => g.id)).toEqual(expected.slice(offset, offset + 100));
+      // deep pages seek (the first one after reading the boundaries), shallow ones do not
+      expect(statements.at(-1)?.includes("$7")).toBe(offset >= SEEK_MIN_OFFSET);
     }
   });
 
   it("shows loader writes on the next deep page: new rows, moved timestamps, deletes; new ETag", async () => {
-    const reader = new TeamListReader(EVENTS_LIST, query, toEventRow);
-    await reader.prepare(BIG);
+    const reader = new TeamListReader(db, EVENTS_LIST);
+    // boundaries read before the writes below, so the next deep page finds them stale
+    await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET, limit: 1 });
     const deep = `?page=${SEEK_MIN_OFFSET / 100 + 1}&per_page=100`;
     const before = await get(TOKEN.big, deep);
     expect(before.status).toBe(200);
@@ -213,7 +216,9 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
     expect(expected.at(-1)).toBe(moved.id);
     statements.length = 0;
     const page = await reader.read({ teamId: BIG, offset: SEEK_MIN_OFFSET, limit: 100 });
-    expect(page.rows.map((r) => r.id)).toEqual(expected.slice(SEEK_MIN_OFFSET, SEEK_MIN_OFFSET + 100));
+    // a seek against the old version (no rows), the boundaries again, a seek that holds
+    expect(statements.filter((text) => text.includes("$7"))).toHaveLength(2);
+    expect(page.items.map((e) => e.id)).toEqual(expected.slice(SEEK_MIN_OFFSET, SEEK_MIN_OFFSET + 100));
 
     const after = await get(TOKEN.big, deep);
     expect(after.body.guides.map((e: { id: string }) => e.id)).toEqual(

@@ -1,15 +1,20 @@
-import { type GuideRow, toGuide } from "./guides.mapper";
+import { type GuideRow, toGuide } from "./guides.list";
 
 const row = (overrides: Partial<GuideRow> = {}): GuideRow => ({
   id: "gd_1",
   slug: "first-5k",
   name: "Your first 5k",
   description: "From the couch to 5 km",
-  coverUrl: "https://img.example.com/5k.png",
-  publishedAt: new Date("2026-02-01T09:00:00Z"),
-  priceInCents: 0,
+  cover_url: "https://img.example.com/5k.png",
+  published_at: new Date("2026-02-01T09:00:00Z"),
+  price_in_cents: 0,
   currency: "EUR",
-  account: { id: "acc_1", slug: "jane", name: "Jane", partner: false, profileImageUrl: null, coverImageUrl: null },
+  account_id: "acc_1",
+  account_slug: "jane",
+  account_name: "Jane",
+  account_partner: false,
+  account_profile_image_url: null,
+  account_cover_image_url: null,
   ...overrides,
 });
 
@@ -35,10 +40,10 @@ describe(toGuide.name, () => {
   });
 
   it("keeps a draft's published_at null", () => {
-    expect(toGuide(row({ publishedAt: null })).published_at).toBeNull();
+    expect(toGuide(row({ published_at: null })).published_at).toBeNull();
   });
 
   it("prices in the currency's minor unit (KWD has 3 digits)", () => {
-    expect(toGuide(row({ priceInCents: 12345, currency: "KWD" })).price.value).toBe(12.345);
+    expect(toGuide(row({ price_in_cents: 12345, currency: "KWD" })).price.value).toBe(12.345);
   });
 });

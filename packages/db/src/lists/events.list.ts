@@ -1,0 +1,47 @@
+import { type Event, formatNullableTimestamp, formatTimestamp } from "@community/domain";
+import { ACCOUNT_COLUMNS, type AccountColumns, type PriceColumns, toAccount, toPrice } from "./item-columns";
+import type { TeamList } from "./team-list";
+
+/** The row EVENTS_LIST's columns select, as node-postgres returns it. */
+export interface EventRow extends PriceColumns, AccountColumns {
+  id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  cover_url: string | null;
+  duration_seconds: number;
+  scheduled_at: Date;
+  live_at: Date | null;
+  completed_at: Date | null;
+  canceled_at: Date | null;
+  offer_replay_purchase: boolean;
+}
+
+/** Database row -> the contract's Event: UTC second-precision timestamps, price in major units. */
+export function toEvent(row: EventRow): Event {
+  return {
+    id: row.id,
+    slug: row.slug,
+    duration_seconds: row.duration_seconds,
+    scheduled_at: formatTimestamp(row.scheduled_at),
+    live_at: formatNullableTimestamp(row.live_at),
+    completed_at: formatNullableTimestamp(row.completed_at),
+    canceled_at: formatNullableTimestamp(row.canceled_at),
+    offer_replay_purchase: row.offer_replay_purchase,
+    name: row.name,
+    description: row.description,
+    cover_url: row.cover_url,
+    price: toPrice(row),
+    account: toAccount(row),
+  };
+}
+
+/** Newest scheduled first, ties by id; served by events_team_list_idx (team_id, scheduled_at DESC, id). */
+export const EVENTS_LIST: TeamList<EventRow, Event> = {
+  list: "events",
+  sortKey: "t.scheduled_at",
+  columns:
+    "t.id, t.slug, t.name, t.description, t.cover_url, t.duration_seconds, t.scheduled_at, t.live_at, " +
+    `t.completed_at, t.canceled_at, t.offer_replay_purchase, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
+  toItem: toEvent,
+};

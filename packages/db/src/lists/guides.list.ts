@@ -1,0 +1,38 @@
+import { formatNullableTimestamp, type Guide } from "@community/domain";
+import { ACCOUNT_COLUMNS, type AccountColumns, type PriceColumns, toAccount, toPrice } from "./item-columns";
+import type { TeamList } from "./team-list";
+
+/** The row GUIDES_LIST's columns select, as node-postgres returns it. */
+export interface GuideRow extends PriceColumns, AccountColumns {
+  id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  cover_url: string | null;
+  published_at: Date | null;
+}
+
+/** Database row -> the contract's Guide; a draft keeps `published_at: null`. */
+export function toGuide(row: GuideRow): Guide {
+  return {
+    id: row.id,
+    slug: row.slug,
+    published_at: formatNullableTimestamp(row.published_at),
+    name: row.name,
+    description: row.description,
+    cover_url: row.cover_url,
+    price: toPrice(row),
+    account: toAccount(row),
+  };
+}
+
+/**
+ * Drafts (no published_at) first, then newest published, ties by id, as one key; served by the
+ * expression index guides_team_list_key_idx (team_id, COALESCE(published_at, 'infinity') DESC, id).
+ */
+export const GUIDES_LIST: TeamList<GuideRow, Guide> = {
+  list: "guides",
+  sortKey: "COALESCE(t.published_at, 'infinity'::timestamptz)",
+  columns: `t.id, t.slug, t.name, t.description, t.cover_url, t.published_at, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
+  toItem: toGuide,
+};

@@ -19,12 +19,12 @@ const transform = {
 };
 
 const moduleNameMapper = {
-  "^@community/domain$": "<rootDir>/../../packages/domain/src/index.ts",
-  "^@community/db$": "<rootDir>/../../packages/db/src/index.ts",
-  "^@community/db/testing$": "<rootDir>/../../packages/db/src/testing.ts",
-  "^@community/seed$": "<rootDir>/../../apps/seed/src/index.ts",
-  "^@community/client$": "<rootDir>/../../packages/client/src/index.ts",
-  "^@community/cli$": "<rootDir>/../../apps/cli/src/index.ts",
+  "^@community/domain$": `${__dirname}/packages/domain/src/index.ts`,
+  "^@community/db$": `${__dirname}/packages/db/src/index.ts`,
+  "^@community/db/testing$": `${__dirname}/packages/db/src/testing.ts`,
+  "^@community/seed$": `${__dirname}/apps/seed/src/index.ts`,
+  "^@community/client$": `${__dirname}/packages/client/src/index.ts`,
+  "^@community/cli$": `${__dirname}/apps/cli/src/index.ts`,
 };
 
 const project = (dir) => ({

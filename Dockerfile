@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 #
 # One image for the api, the migrations and the demo seed (see docker-compose.yml):
-#   docker run IMAGE                                     -> the api (node apps/api/dist/main.js)
+#   docker run IMAGE                                     -> the api (node apps/api/dist/main.js); with
+#                                                           no DATABASE_URL, the embedded demo database
+#                                                           in /app/.data (a volume there keeps it)
 #   docker run IMAGE pnpm db:migrate                     -> prisma migrate deploy
 #   docker run IMAGE node apps/seed/dist/cli.js --demo   -> demo data
 #
@@ -16,7 +18,10 @@
 # and test/src/production-smoke.e2e-spec.ts (migrate, seed and CMD against PostgreSQL); keep COPY
 # sources literal (no globs) so that the first can follow them.
 
-FROM node:20-bookworm-slim AS base
+# The one external image. Node 24 is the LTS line the project targets and tests (.nvmrc). To pin it,
+# replace this line's image with its digest form, node:24-bookworm-slim@sha256:<digest>; how to
+# read the digest and keep it current: docs/deployment.md, "Pinning the base image".
+FROM node:24-bookworm-slim AS base
 # pnpm exactly as pinned by package.json "packageManager", through npm: corepack fails its
 # signature check on some networks, npm does not.
 RUN npm install -g pnpm@10.34.9
@@ -64,8 +69,16 @@ COPY --from=build /app/packages/fixtures/dist packages/fixtures/dist
 COPY --from=build /app/prisma prisma
 COPY --from=build /app/apps/seed/dist apps/seed/dist
 COPY --from=build /app/apps/api/dist apps/api/dist
+# The embedded database's default data directory (EMBEDDED_DATA_DIR=.data/pglite) is the only
+# place the api writes to; uid 1000 is the image's `node` user. A named volume mounted on /app/.data
+# starts with this owner.
+RUN mkdir .data && chown 1000:1000 .data
 USER node
 EXPOSE 3000
+# Ready = the database answers and every migration is applied. The image has no curl; PORT is the
+# image's ENV or the one given to `docker run`. The first embedded start migrates and seeds (~15 s).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The api keeps about 40 MB of live heap; left alone, V8 lets garbage pile up to a limit sized from
 # the host's memory before a full collection. 192 MB keeps the process near 200 MB of RSS (see
 # bench/README.md). Only the api gets it: the seed CLI may need more for a large fixture file.

@@ -1,4 +1,9 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { loadConfig, WORKSPACE_ROOT } from "../../apps/api/src/config/config";
 import {
   type CopyInstruction,
   contextFiles,
@@ -9,6 +14,7 @@ import {
   type PackageJson,
   readDockerfile,
   readJson,
+  repoPath,
   type Stage,
   workspacePackageDirs,
 } from "./docker-files";
@@ -92,7 +98,10 @@ describe("Dockerfile", () => {
     expect(pinned).toMatch(/^pnpm@\d+\.\d+\.\d+$/);
     const commands = stages.flatMap(runs);
     expect(commands).toContain(`npm install -g ${pinned}`);
-    expect(stages[0]?.from).toMatch(/^node:20-bookworm-slim$/);
+    // The one external image: the Node.js line of .nvmrc, by tag or pinned by digest (docs/deployment.md).
+    const major = readFileSync(repoPath(".nvmrc"), "utf8").trim().split(".")[0];
+    expect(stages[0]?.from).toMatch(new RegExp(`^node:${major}-bookworm-slim(@sha256:[0-9a-f]{64})?$`));
+    for (const stage of stages.slice(1)) expect(byName.has(stage.from)).toBe(true);
     const installs = commands.filter((c) => c.startsWith("pnpm install"));
     expect(installs.length).toBeGreaterThan(0);
     for (const install of installs) expect(install).toContain("--frozen-lockfile");
@@ -174,5 +183,50 @@ describe("Dockerfile", () => {
       ]),
     );
     expect(needed).toContain("packages/fixtures");
+  });
+
+  it("checks its health with node on /health/ready at the image's PORT (the image has no curl)", async () => {
+    const healthcheck = defined(all(runtime, "HEALTHCHECK").at(-1), "HEALTHCHECK");
+    const [, options = "", exec = ""] = /^((?:--\S+\s+)*)CMD\s+(\[.*\])$/.exec(healthcheck.args) ?? [];
+    const [binary, flag, script] = JSON.parse(exec) as string[];
+    expect([binary, flag]).toEqual(["node", "-e"]);
+    expect(script).toContain("/health/ready");
+    // The first embedded start migrates and loads the demo data before it is ready.
+    const startPeriod = /--start-period=(\d+)s/.exec(options)?.[1];
+    expect(Number(startPeriod)).toBeGreaterThanOrEqual(30);
+    // Run the one-liner against a stand-in server on the PORT it is given: exit 0 on 200 only.
+    const exitCodeFor = async (status: number | undefined): Promise<number | null> => {
+      const server = createServer((request, response) => {
+        response.statusCode = request.url === "/health/ready" && status !== undefined ? status : 404;
+        response.end("{}");
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+      const port = (server.address() as AddressInfo).port;
+      const target = status === undefined ? port + 1 : port;
+      const child = spawn(process.execPath, ["-e", defined(script, "script")], {
+        env: { ...process.env, PORT: String(target) },
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      await new Promise((resolve) => server.close(resolve));
+      return code;
+    };
+    expect(await exitCodeFor(200)).toBe(0);
+    expect(await exitCodeFor(503)).toBe(1);
+    expect(await exitCodeFor(undefined)).toBe(1);
+  });
+
+  it("starts the embedded demo with no DATABASE_URL: its data directory belongs to the node user", () => {
+    // The default EMBEDDED_DATA_DIR under the workspace root, which is the runtime's WORKDIR.
+    expect(workdir(runtime)).toBe("/app");
+    const dataDir = path.relative(WORKSPACE_ROOT, loadConfig({}).embeddedDataDir);
+    const parent = defined(dataDir.split(path.sep)[0], "data directory");
+    expect(parent).toBe(".data");
+    const user = defined(all(runtime, "USER").at(-1), "USER");
+    const chown = all(runtime, "RUN").find((run) => run.args === `mkdir ${parent} && chown 1000:1000 ${parent}`);
+    // uid 1000 is `node` in the official images; created before the image switches to it.
+    expect(user.args).toBe("node");
+    expect(defined(chown, `RUN mkdir ${parent} && chown 1000:1000 ${parent}`).line).toBeLessThan(user.line);
+    const env = lineage(runtime).flatMap((stage) => all(stage, "ENV").map((e) => e.args));
+    expect(env.join(" ")).not.toMatch(/(^|\s)(DATABASE_URL|EMBEDDED_DATA_DIR)=/);
   });
 });

@@ -179,7 +179,7 @@ const keyPrefix = z
   });
 
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   PORT: integer("PORT", 0, 65535, 3000),
   HOST: z
     .string()

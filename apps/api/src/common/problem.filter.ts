@@ -24,14 +24,17 @@ export class ProblemFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
-    const problem = this.toProblem(exception, request);
+    this.respond(exception, http.getRequest<Request>(), http.getResponse<Response>());
+  }
 
+  /** Answers `exception` as a problem; also called outside the exception flow (the request timeout). */
+  respond(exception: unknown, request: Request, response: Response): void {
     if (response.headersSent) {
+      // Already answered, typically by the request timeout while the handler still ran.
       response.end();
       return;
     }
+    const problem = this.toProblem(exception, request);
     for (const [name, value] of Object.entries(problem.headers)) {
       response.setHeader(name, value);
     }

@@ -1,12 +1,16 @@
 import type { Database } from "@community/db";
 import { Inject, Module, type OnModuleInit } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
+import { RedisModule } from "../rate-limit/redis.module";
+import { RedisConnection } from "../rate-limit/redis.provider";
 import { instrumentDatabase } from "./database-metrics";
+import { instrumentLimiter } from "./limiter-metrics";
 import { MetricsController } from "./metrics.controller";
 import { MetricsService } from "./metrics.service";
 import { MetricsTokenGuard } from "./metrics-token.guard";
 
 @Module({
+  imports: [RedisModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsTokenGuard],
   exports: [MetricsService],
@@ -15,9 +19,11 @@ export class MetricsModule implements OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,
     @Inject(DATABASE) private readonly database: Database,
+    @Inject(RedisConnection) private readonly redis: RedisConnection | null,
   ) {}
 
   onModuleInit(): void {
     instrumentDatabase(this.database, this.metrics);
+    instrumentLimiter(this.redis, this.metrics);
   }
 }

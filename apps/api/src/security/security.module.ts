@@ -1,13 +1,14 @@
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
-import { APP_INTERCEPTOR } from "@nestjs/core";
+import { ProblemFilter } from "../common/problem.filter";
 import { BodyLimitMiddleware } from "./body-limit.middleware";
-import { RequestTimeoutInterceptor } from "./request-timeout.interceptor";
+import { RequestTimeoutMiddleware } from "./request-timeout.middleware";
 
 @Module({
-  providers: [BodyLimitMiddleware, { provide: APP_INTERCEPTOR, useClass: RequestTimeoutInterceptor }],
+  providers: [BodyLimitMiddleware, RequestTimeoutMiddleware, ProblemFilter],
 })
 export class SecurityModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(BodyLimitMiddleware).forRoutes("{*path}");
+    // The timeout first, so that its clock covers everything after it.
+    consumer.apply(RequestTimeoutMiddleware, BodyLimitMiddleware).forRoutes("{*path}");
   }
 }

@@ -5,6 +5,7 @@ import type { DestinationStream } from "pino";
 import { ProblemFilter } from "./common/problem.filter";
 import { createQueryValidationPipe } from "./common/validation.pipe";
 import { APP_CONFIG, type AppConfig } from "./config/config";
+import { DatabaseModule } from "./database/database.module";
 import { DATABASE } from "./database/database.tokens";
 import { EventsModule } from "./events/events.module";
 import { GuidesModule } from "./guides/guides.module";
@@ -43,6 +44,7 @@ export class AppModule {
         CoreModule.register(config, database),
         LoggingModule.register(config, options.logDestination),
         SecurityModule,
+        DatabaseModule,
         RateLimitModule,
         HealthModule,
         MetricsModule,

@@ -1,7 +1,8 @@
-import { isDatabaseUnavailableError } from "@community/db";
+import { databaseFailure } from "@community/db";
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { logRequestAtDebug } from "../logging/request-log-level";
 import {
   InternalProblemException,
   NotFoundProblemException,
@@ -34,7 +35,7 @@ export class ProblemFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    const problem = this.toProblem(exception, request);
+    const problem = this.toProblem(exception, request, response);
     for (const [name, value] of Object.entries(problem.headers)) {
       response.setHeader(name, value);
     }
@@ -49,13 +50,23 @@ export class ProblemFilter implements ExceptionFilter {
     response.status(problem.status).type("application/problem+json; charset=utf-8").send(JSON.stringify(body));
   }
 
-  private toProblem(exception: unknown, request: Request): ProblemException {
+  private toProblem(exception: unknown, request: Request, response: Response): ProblemException {
     if (exception instanceof ProblemException) {
       return exception;
     }
-    if (isDatabaseUnavailableError(exception)) {
-      this.logger.warn(`database unavailable during ${request.method} ${request.path}: ${describe(exception)}`);
+    const failure = databaseFailure(exception);
+    if (failure === "circuit-open") {
+      // Known outage: the breaker logs its state and a periodic count of refusals instead.
+      logRequestAtDebug(response);
       return new ServiceUnavailableException(this.config.retryAfterSeconds);
+    }
+    if (failure !== undefined) {
+      // One line, no stack: the cause is outside the code (an outage or an overloaded database).
+      this.logger.warn(`database ${failure} during ${request.method} ${request.path}: ${describe(exception)}`);
+      return new ServiceUnavailableException(
+        this.config.retryAfterSeconds,
+        failure === "saturated" ? "The database is too busy to answer in time; try again later" : undefined,
+      );
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       // Raised by the framework itself: unknown routes, body parser errors.

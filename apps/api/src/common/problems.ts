@@ -123,8 +123,8 @@ export class ServiceUnavailableException extends ProblemException {
   readonly type = "unavailable";
   readonly title = "Service unavailable";
 
-  constructor(retryAfterSeconds: number) {
-    super("The database is unreachable; try again later");
+  constructor(retryAfterSeconds: number, detail = "The database is unreachable; try again later") {
+    super(detail);
     this.headers["Retry-After"] = String(retryAfterSeconds);
   }
 }

@@ -5,6 +5,7 @@ import type { DestinationStream } from "pino";
 import { ProblemFilter } from "./common/problem.filter";
 import { RequestValidationPipe } from "./common/validation.pipe";
 import { APP_CONFIG, type AppConfig } from "./config/config";
+import { DatabaseModule } from "./database/database.module";
 import { DATABASE } from "./database/database.tokens";
 import { EventsModule } from "./events/events.module";
 import { GuidesModule } from "./guides/guides.module";
@@ -48,6 +49,7 @@ export class AppModule {
         LoggingModule.register(config, options.logDestination),
         MetricsModule,
         SecurityModule,
+        DatabaseModule,
         RateLimitModule,
         HealthModule,
         EventsModule,

@@ -1,5 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Pool, type PoolConfig } from "pg";
+import { Client, type ClientConfig, Pool, type PoolClient, type PoolConfig } from "pg";
+import { CircuitBreaker } from "./circuit-breaker";
+import { PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
@@ -9,10 +11,21 @@ export interface DatabaseOptions {
   url: string;
   /** Most connections the pool opens. */
   poolMax?: number;
-  /** How long to wait for a connection before the query fails (ms): bounds an outage's latency. */
+  /**
+   * How long to wait for a connection (ms), whether waiting for a free one in a full pool or
+   * opening a new one: bounds the latency of a saturated pool and of an outage alike.
+   */
   connectTimeoutMs?: number;
   /** Server-side statement_timeout (ms): no query holds a connection longer. */
   statementTimeoutMs?: number;
+  /** Server-side lock_timeout (ms): a query waiting for a lock gives up this soon. Unset: no limit. */
+  lockTimeoutMs?: number;
+  /** Consecutive failed connection attempts that open the circuit breaker (default 3). */
+  breakerThreshold?: number;
+  /** While the breaker is open, how often a background connection attempt probes the server (ms, default 1000). */
+  breakerProbeMs?: number;
+  /** While the breaker is open, how often it reports the count of refused requests (ms, default 10000). */
+  breakerReportMs?: number;
   /** Called with errors of idle pooled connections (for example when the server goes away). */
   onIdleError?: (error: Error) => void;
 }
@@ -20,36 +33,144 @@ export interface DatabaseOptions {
 export interface Database {
   prisma: PrismaClient;
   pool: Pool;
+  /** Opens while the server cannot be connected to; the pool then refuses at once (CircuitOpenError). */
+  breaker: CircuitBreaker;
   close(): Promise<void>;
+}
+
+type ConnectedCallback = ((error: Error) => void) | ((error: null, client: Client) => void);
+type ConnectCallback = (
+  error: Error | undefined,
+  client: PoolClient | undefined,
+  done: (release?: unknown) => void,
+) => void;
+
+/**
+ * The per-connection settings, sent as one SET once a connection is open rather than as startup
+ * parameters (pg's `statement_timeout`/`lock_timeout` options): PgBouncer refuses a connection
+ * whose startup packet carries parameters it does not know (such as these) unless told to
+ * ignore them, and ignoring them would drop the timeouts silently. See docs/operations.md.
+ */
+export function sessionSettingsSql(options: Pick<DatabaseOptions, "statementTimeoutMs" | "lockTimeoutMs">): string {
+  const settings = [`SET statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 10_000)}`];
+  if (options.lockTimeoutMs !== undefined) settings.push(`SET lock_timeout = ${Math.trunc(options.lockTimeoutMs)}`);
+  return settings.join("; ");
 }
 
 /**
  * One node-postgres pool behind the Prisma client (through the pg driver adapter), so that the
- * service, the seed app and the tests share every connection setting and every code path.
+ * service, the seed app and the tests share every connection setting and every code path. A
+ * circuit breaker watches the pool's connection attempts: while the server is known to be down,
+ * queries fail at once instead of each trying (and waiting for) a new connection.
  */
 export function createDatabase(options: DatabaseOptions): Database {
-  const config: PoolConfig = {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  const connection: ClientConfig = {
     connectionString: options.url,
-    max: options.poolMax ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
-    statement_timeout: options.statementTimeoutMs ?? 10_000,
-    // Client-side bound as well: a server that stops answering (no RST) must not hang a request.
-    query_timeout: (options.statementTimeoutMs ?? 10_000) + 1_000,
-    idleTimeoutMillis: 30_000,
+    // Client-side bound as well, which needs nothing from the server or a pooler in between: a
+    // server that stops answering (no RST) must not hang a request.
+    query_timeout: statementTimeoutMs + 1_000,
     application_name: "community-team",
+  };
+  const breaker = new CircuitBreaker("the database", {
+    threshold: options.breakerThreshold ?? 3,
+    probeIntervalMs: options.breakerProbeMs ?? 1_000,
+    reportIntervalMs: options.breakerReportMs,
+    probe: async () => {
+      const probe = new Client(connection);
+      // A failed probe's socket may still emit 'error' after connect() rejected.
+      probe.on("error", () => undefined);
+      try {
+        await probe.connect();
+      } finally {
+        await probe.end().catch(() => undefined);
+      }
+    },
+  });
+
+  /** Reports every connection attempt of the pool to the breaker. */
+  class WatchedClient extends Client {
+    override connect(): Promise<Client>;
+    override connect(callback: ConnectedCallback): void;
+    override connect(callback?: ConnectedCallback): Promise<Client> | undefined {
+      const attempt = new Promise<Client>((resolve, reject) => {
+        super.connect((error: Error | null) => (error ? reject(error) : resolve(this)));
+      }).then(
+        (client) => {
+          breaker.recordSuccess();
+          return client;
+        },
+        (error: Error) => {
+          breaker.recordFailure(error);
+          throw error;
+        },
+      );
+      if (callback === undefined) return attempt;
+      attempt.then(
+        (client) => (callback as (error: null, client: Client) => void)(null, client),
+        (error: Error) => (callback as (error: Error) => void)(error),
+      );
+      return undefined;
+    }
+  }
+
+  const config: PoolConfig = {
+    ...connection,
+    Client: WatchedClient,
+    max: options.poolMax ?? 10,
+    idleTimeoutMillis: 30_000,
   };
   const pool = new Pool(config);
   // An idle connection that the server drops emits 'error' on the pool; unhandled, it would
   // take the process down during a database outage.
   pool.on("error", (error) => options.onIdleError?.(error));
+  // A query the server did not answer within its own statement timeout (plus a second) means the
+  // server or the network hangs: counted like a failed connection attempt.
+  pool.on("release", (error: Error | null | undefined) => {
+    if (error instanceof Error && /query read timeout/i.test(error.message)) breaker.recordFailure(error);
+  });
+  const settings = sessionSettingsSql({ statementTimeoutMs, lockTimeoutMs: options.lockTimeoutMs });
+  // Queued before any query of the connection's first user (pg runs a client's queries in order).
+  pool.on("connect", (client) => void client.query(settings).catch(() => undefined));
+
+  const connect = pool.connect.bind(pool) as (callback: ConnectCallback) => void;
+  const max = config.max ?? 10;
+  // Every way into the pool (pool.query, Prisma's adapter, pool.connect) goes through here.
+  pool.connect = ((callback?: ConnectCallback) => {
+    const acquire = new Promise<PoolClient>((resolve, reject) => {
+      breaker.admit();
+      const full = pool.idleCount === 0 && pool.totalCount >= max;
+      connect((error, client) => {
+        if (error === undefined || error === null) resolve(client as PoolClient);
+        // pg-pool says the same when a new connection times out and when a full pool had no free
+        // one in time: only the latter is saturation (the server itself answers).
+        else
+          reject(
+            full && /timeout exceeded when trying to connect/i.test(error.message)
+              ? new PoolSaturatedError(error)
+              : error,
+          );
+      });
+    });
+    if (callback === undefined) return acquire;
+    acquire.then(
+      (client) => callback(undefined, client, (release) => client.release(release as boolean | Error | undefined)),
+      (error: Error) => callback(error, undefined, () => undefined),
+    );
+    return undefined;
+  }) as Pool["connect"];
+
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   let closed = false;
   return {
     prisma,
     pool,
+    breaker,
     async close() {
       if (closed) return;
       closed = true;
+      breaker.stop();
       await prisma.$disconnect();
       if (!pool.ended) await pool.end();
     },

@@ -1,4 +1,5 @@
-import { isDatabaseUnavailableError } from "./errors";
+import { CircuitOpenError } from "./circuit-breaker";
+import { databaseFailure, isDatabaseUnavailableError, PoolSaturatedError } from "./errors";
 
 describe(isDatabaseUnavailableError.name, () => {
   it.each([
@@ -34,5 +35,35 @@ describe(isDatabaseUnavailableError.name, () => {
     const error: Error & { cause?: unknown } = new Error("loop");
     error.cause = error;
     expect(isDatabaseUnavailableError(error)).toBe(false);
+  });
+});
+
+describe(databaseFailure.name, () => {
+  it.each([
+    ["a refused connection", Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }), "unreachable"],
+    ["a connect timeout", new Error("timeout exceeded when trying to connect"), "unreachable"],
+    ["an open circuit breaker", new CircuitOpenError("the database"), "circuit-open"],
+    ["a full pool", new PoolSaturatedError(new Error("timeout exceeded when trying to connect")), "saturated"],
+    [
+      "a statement timeout (57014)",
+      Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }),
+      "saturated",
+    ],
+    [
+      "a lock timeout (55P03)",
+      Object.assign(new Error("canceling statement due to lock timeout"), { code: "55P03" }),
+      "saturated",
+    ],
+    ["pg's client-side query timeout", new Error("Query read timeout"), "saturated"],
+    [
+      "a lock timeout inside a Prisma driver-adapter error",
+      Object.assign(new Error("adapter"), {
+        meta: { driverAdapterError: Object.assign(new Error("x"), { code: "55P03" }) },
+      }),
+      "saturated",
+    ],
+    ["a syntax error", Object.assign(new Error("syntax error"), { code: "42601" }), undefined],
+  ])("classifies %s", (_name, error, failure) => {
+    expect(databaseFailure(error)).toBe(failure);
   });
 });

@@ -1,3 +1,4 @@
+export * from "./circuit-breaker";
 export * from "./client";
 export * from "./embedded";
 export * from "./errors";

@@ -29,6 +29,9 @@ function open(config: AppConfig, url: string, poolMax: number, logger: Logger): 
     poolMax,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+    lockTimeoutMs: config.dbLockTimeoutMs,
+    breakerThreshold: config.dbBreakerThreshold,
+    breakerProbeMs: config.dbBreakerProbeMs,
     onIdleError: (error) => logger.warn(`idle database connection failed: ${error.message}`),
   });
 }

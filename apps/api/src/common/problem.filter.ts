@@ -1,7 +1,8 @@
-import { isDatabaseUnavailableError } from "@community/db";
+import { databaseFailure } from "@community/db";
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { logRequestAtDebug } from "../logging/request-log-level";
 import {
   InternalProblemException,
   NotFoundProblemException,
@@ -29,14 +30,17 @@ export class ProblemFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
-    const problem = this.toProblem(exception, request);
+    this.respond(exception, http.getRequest<Request>(), http.getResponse<Response>());
+  }
 
+  /** Answers `exception` as a problem; also called outside the exception flow (the request timeout). */
+  respond(exception: unknown, request: Request, response: Response): void {
     if (response.headersSent) {
+      // Already answered, typically by the request timeout while the handler still ran.
       response.end();
       return;
     }
+    const problem = this.toProblem(exception, request, response);
     for (const [name, value] of Object.entries(problem.headers)) {
       response.setHeader(name, value);
     }
@@ -56,13 +60,23 @@ export class ProblemFilter implements ExceptionFilter {
     response.status(problem.status).type("application/problem+json; charset=utf-8").send(JSON.stringify(body));
   }
 
-  private toProblem(exception: unknown, request: Request): ProblemException {
+  private toProblem(exception: unknown, request: Request, response: Response): ProblemException {
     if (exception instanceof ProblemException) {
       return exception;
     }
-    if (isDatabaseUnavailableError(exception)) {
-      this.logger.warn(`database unavailable during ${request.method} ${request.path}: ${describe(exception)}`);
+    const failure = databaseFailure(exception);
+    if (failure === "circuit-open") {
+      // Known outage: the breaker logs its state and a periodic count of refusals instead.
+      logRequestAtDebug(response);
       return new ServiceUnavailableException(this.config.retryAfterSeconds);
+    }
+    if (failure !== undefined) {
+      // One line, no stack: the cause is outside the code (an outage or an overloaded database).
+      this.logger.warn(`database ${failure} during ${request.method} ${request.path}: ${describe(exception)}`);
+      return new ServiceUnavailableException(
+        this.config.retryAfterSeconds,
+        failure === "saturated" ? "The database is too busy to answer in time; try again later" : undefined,
+      );
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       // Raised by the framework itself: unknown routes, body parser errors.

@@ -293,8 +293,8 @@ export class NotAcceptableException extends ProblemException {
 }
 
 export class ServiceUnavailableException extends ProblemException {
-  constructor(retryAfterSeconds: number) {
-    super("Unavailable", "The database is unreachable; try again later", retryAfter(retryAfterSeconds));
+  constructor(retryAfterSeconds: number, detail = "The database is unreachable; try again later") {
+    super("Unavailable", detail, retryAfter(retryAfterSeconds));
   }
 }
 

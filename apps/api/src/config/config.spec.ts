@@ -21,7 +21,15 @@ describe(loadConfig.name, () => {
       requestTimeoutMs: 15_000,
       bodyLimitBytes: 102_400,
       corsOrigins: [],
+      dbStatementTimeoutMs: 5_000,
+      dbLockTimeoutMs: 2_000,
+      dbBreakerThreshold: 3,
+      dbBreakerProbeMs: 1_000,
+      redisCommandTimeoutMs: 100,
     });
+    // The database's own bounds answer before the request timeout does.
+    expect(config.dbLockTimeoutMs).toBeLessThan(config.dbStatementTimeoutMs);
+    expect(config.dbStatementTimeoutMs).toBeLessThan(config.requestTimeoutMs);
     expect(config.embeddedDataDir).toBe(path.join(WORKSPACE_ROOT, ".data/pglite"));
   });
 
@@ -35,6 +43,9 @@ describe(loadConfig.name, () => {
       DB_POOL_MAX: "20",
       DB_CONNECT_TIMEOUT_MS: "1500",
       DB_STATEMENT_TIMEOUT_MS: "3000",
+      DB_LOCK_TIMEOUT_MS: "800",
+      DB_BREAKER_THRESHOLD: "5",
+      DB_BREAKER_PROBE_MS: "250",
       RETRY_AFTER_SECONDS: "7",
       PROBLEM_BASE_URL: "https://docs.example.com/problems/",
       LOG_LEVEL: "WARN",
@@ -43,6 +54,7 @@ describe(loadConfig.name, () => {
       RATE_LIMIT_WINDOW_SECONDS: "1",
       REDIS_URL: "redis://cache:6379/2",
       REDIS_KEY_PREFIX: "ct:prod:",
+      REDIS_COMMAND_TIMEOUT_MS: "40",
       TRUST_PROXY: "10.0.0.0/8, loopback",
       SHUTDOWN_TIMEOUT_MS: "2500",
       REQUEST_TIMEOUT_MS: "4000",
@@ -58,6 +70,9 @@ describe(loadConfig.name, () => {
       dbPoolMax: 20,
       dbConnectTimeoutMs: 1500,
       dbStatementTimeoutMs: 3000,
+      dbLockTimeoutMs: 800,
+      dbBreakerThreshold: 5,
+      dbBreakerProbeMs: 250,
       retryAfterSeconds: 7,
       problemBaseUrl: "https://docs.example.com/problems",
       oauth: expect.objectContaining({ publicUrl: "http://localhost:8080" }),
@@ -67,6 +82,7 @@ describe(loadConfig.name, () => {
       rateLimitWindowSeconds: 1,
       redisUrl: "redis://cache:6379/2",
       redisKeyPrefix: "ct:prod:",
+      redisCommandTimeoutMs: 40,
       trustProxy: ["10.0.0.0/8", "loopback"],
       shutdownTimeoutMs: 2500,
       requestTimeoutMs: 4000,
@@ -145,6 +161,10 @@ describe(loadConfig.name, () => {
     [{ REDIS_URL: "http://cache:6379" }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
     [{ REDIS_URL: "cache:6379" }, /REDIS_URL must be a redis:\/\//],
     [{ REDIS_KEY_PREFIX: "bad prefix" }, /REDIS_KEY_PREFIX must be 1-64 characters/],
+    [{ REDIS_COMMAND_TIMEOUT_MS: "0" }, /REDIS_COMMAND_TIMEOUT_MS must be an integer between 10 and 60000, got "0"/],
+    [{ DB_LOCK_TIMEOUT_MS: "2s" }, /DB_LOCK_TIMEOUT_MS must be an integer between 10 and 3600000, got "2s"/],
+    [{ DB_BREAKER_THRESHOLD: "0" }, /DB_BREAKER_THRESHOLD must be an integer between 1 and 1000, got "0"/],
+    [{ DB_BREAKER_PROBE_MS: "10" }, /DB_BREAKER_PROBE_MS must be an integer between 50 and 600000, got "10"/],
     [{ TRUST_PROXY: "10.0.0.0/33" }, /TRUST_PROXY must be .*not understood: "10.0.0.0\/33"/],
     [{ TRUST_PROXY: "proxy.internal" }, /TRUST_PROXY must be .*not understood: "proxy.internal"/],
     [{ SHUTDOWN_TIMEOUT_MS: "1m" }, /SHUTDOWN_TIMEOUT_MS must be an integer between 0 and 600000/],

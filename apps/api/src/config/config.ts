@@ -194,6 +194,9 @@ export const EnvSchema = z.object({
   DB_POOL_MAX: integer("DB_POOL_MAX", 1, 1000, 10),
   DB_CONNECT_TIMEOUT_MS: integer("DB_CONNECT_TIMEOUT_MS", 100, 600_000, 2_000),
   DB_STATEMENT_TIMEOUT_MS: integer("DB_STATEMENT_TIMEOUT_MS", 100, 3_600_000, 5_000),
+  DB_LOCK_TIMEOUT_MS: integer("DB_LOCK_TIMEOUT_MS", 10, 3_600_000, 2_000),
+  DB_BREAKER_THRESHOLD: integer("DB_BREAKER_THRESHOLD", 1, 1_000, 3),
+  DB_BREAKER_PROBE_MS: integer("DB_BREAKER_PROBE_MS", 50, 600_000, 1_000),
   RETRY_AFTER_SECONDS: integer("RETRY_AFTER_SECONDS", 1, 3_600, 5),
   PROBLEM_BASE_URL: httpUrl("PROBLEM_BASE_URL", "https://community-team.dev/problems"),
   PUBLIC_URL: optionalHttpUrl("PUBLIC_URL"),
@@ -216,6 +219,7 @@ export const EnvSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: integer("RATE_LIMIT_WINDOW_SECONDS", 1, 86_400, 60),
   REDIS_URL: redisUrl,
   REDIS_KEY_PREFIX: keyPrefix,
+  REDIS_COMMAND_TIMEOUT_MS: integer("REDIS_COMMAND_TIMEOUT_MS", 10, 60_000, 100),
   TRUST_PROXY: trustProxy,
   SHUTDOWN_TIMEOUT_MS: integer("SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
   REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 100, 600_000, 15_000),
@@ -233,6 +237,12 @@ export interface AppConfig {
   dbPoolMax: number;
   dbConnectTimeoutMs: number;
   dbStatementTimeoutMs: number;
+  /** Server-side lock_timeout: a query waiting this long for a lock fails (503) instead of queueing. */
+  dbLockTimeoutMs: number;
+  /** Consecutive failed connection attempts that open the database circuit breaker. */
+  dbBreakerThreshold: number;
+  /** While the breaker is open, how often a background connection attempt probes the database. */
+  dbBreakerProbeMs: number;
   retryAfterSeconds: number;
   problemBaseUrl: string;
   /** OAuth 2: the built-in authorization server and the issuers whose JWT access tokens are accepted. */
@@ -246,6 +256,8 @@ export interface AppConfig {
   /** Set: rate-limit counters live in Redis, shared by every replica; unset: in process memory. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** A Redis command not answered within this is given up (the request is served unlimited). */
+  redisCommandTimeoutMs: number;
   trustProxy: TrustProxy;
   shutdownTimeoutMs: number;
   requestTimeoutMs: number;
@@ -299,6 +311,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     dbPoolMax: e.DB_POOL_MAX,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    dbLockTimeoutMs: e.DB_LOCK_TIMEOUT_MS,
+    dbBreakerThreshold: e.DB_BREAKER_THRESHOLD,
+    dbBreakerProbeMs: e.DB_BREAKER_PROBE_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
     problemBaseUrl: e.PROBLEM_BASE_URL,
     oauth: {
@@ -325,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -1,9 +1,15 @@
-import { type Database, migrationState } from "@community/db";
+import { type Database, databaseFailure, migrationState } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
 import { HealthIndicatorService } from "@nestjs/terminus";
 import { DATABASE } from "../database/database.tokens";
 
-/** Ready means the database answers and every migration this build ships has been applied. */
+/**
+ * Ready means the database answers and every migration this build ships has been applied. A
+ * saturated database (every pooled connection busy, or queries timing out) stays ready, reported
+ * as `state: "saturated"`: a slow-query storm hits every replica alike, and taking them all out
+ * of the load balancer at once would turn it into a full outage. Only a lost database (the
+ * circuit breaker open, connections refused) is "unreachable" and not ready.
+ */
 @Injectable()
 export class DatabaseHealthIndicator {
   constructor(
@@ -13,10 +19,16 @@ export class DatabaseHealthIndicator {
 
   async check(key: string) {
     const indicator = this.health.check(key);
+    const { pool, breaker } = this.database;
+    if (breaker.state === "open") return indicator.down({ message: "the database is unreachable" });
+    const saturated = indicator.up({ state: "saturated", message: "every database connection is busy" });
+    // Queueing behind the requests would only time out: what the pool shows is the answer.
+    if (pool.waitingCount > 0 && pool.idleCount === 0) return saturated;
     let state: Awaited<ReturnType<typeof migrationState>>;
     try {
-      state = await migrationState(this.database.pool);
-    } catch {
+      state = await migrationState(pool);
+    } catch (error) {
+      if (databaseFailure(error) === "saturated") return saturated;
       // The driver's message may name hosts or users: the probe only says what failed.
       return indicator.down({ message: "the database is unreachable" });
     }

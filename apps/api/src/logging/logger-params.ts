@@ -6,6 +6,7 @@ import type { Member } from "../auth/member";
 import type { AppConfig } from "../config/config";
 import { routeTemplate } from "../metrics/route-template";
 import { assignRequestId, type RequestWithId } from "./request-id";
+import { requestLogLevel } from "./request-log-level";
 
 type LoggedRequest = RequestWithId & {
   route?: { path?: unknown };
@@ -54,6 +55,8 @@ export function loggerParams(config: AppConfig, destination?: DestinationStream)
     wrapSerializers: false,
     serializers: { req: () => undefined, res: () => undefined },
     customLogLevel: (request, response, error) => {
+      const level = requestLogLevel(response);
+      if (level !== undefined) return level;
       if (error !== undefined || response.statusCode >= 500) return "error";
       return PROBES.has((request as LoggedRequest).path ?? "") ? "debug" : "info";
     },

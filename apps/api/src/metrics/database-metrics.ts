@@ -1,5 +1,5 @@
 import type { Database } from "@community/db";
-import { Gauge } from "prom-client";
+import { Counter, Gauge } from "prom-client";
 import type { MetricsService } from "./metrics.service";
 
 const INSTRUMENTED = Symbol("instrumented");
@@ -24,6 +24,29 @@ export function instrumentDatabase(database: Database, metrics: MetricsService):
   poolGauge("db_pool_idle_connections", "Idle connections in the pool", () => pool.idleCount);
   poolGauge("db_pool_waiting_requests", "Queries waiting for a free connection", () => pool.waitingCount);
   poolGauge("db_pool_max_connections", "Most connections the pool may open", () => pool.options.max ?? 10);
+  poolGauge(
+    "db_circuit_open",
+    "1 while the database circuit breaker is open (the database is known to be down and requests are refused at once)",
+    () => (database.breaker.state === "open" ? 1 : 0),
+  );
+  new Counter({
+    name: "db_circuit_refused_total",
+    help: "Requests refused at once (503) because the database circuit breaker was open",
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      this.inc(database.breaker.refusedTotal);
+    },
+  });
+  new Counter({
+    name: "db_circuit_opened_total",
+    help: "Times the database circuit breaker opened",
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      this.inc(database.breaker.openedTotal);
+    },
+  });
 
   pool.on("acquire", (client: Instrumented) => {
     if (client[INSTRUMENTED]) return;

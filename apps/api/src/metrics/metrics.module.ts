@@ -1,13 +1,17 @@
 import type { Database } from "@community/db";
 import { Inject, type MiddlewareConsumer, Module, type NestModule, type OnModuleInit } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
+import { RedisModule } from "../rate-limit/redis.module";
+import { RedisConnection } from "../rate-limit/redis.provider";
 import { instrumentDatabase } from "./database-metrics";
 import { HttpMetricsMiddleware } from "./http-metrics.middleware";
+import { instrumentLimiter } from "./limiter-metrics";
 import { MetricsController } from "./metrics.controller";
 import { MetricsService } from "./metrics.service";
 import { MetricsTokenGuard } from "./metrics-token.guard";
 
 @Module({
+  imports: [RedisModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsTokenGuard],
   exports: [MetricsService],
@@ -16,6 +20,7 @@ export class MetricsModule implements NestModule, OnModuleInit {
   constructor(
     private readonly metrics: MetricsService,
     @Inject(DATABASE) private readonly database: Database,
+    @Inject(RedisConnection) private readonly redis: RedisConnection | null,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
@@ -24,5 +29,6 @@ export class MetricsModule implements NestModule, OnModuleInit {
 
   onModuleInit(): void {
     instrumentDatabase(this.database, this.metrics);
+    instrumentLimiter(this.redis, this.metrics);
   }
 }

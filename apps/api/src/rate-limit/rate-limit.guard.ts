@@ -1,5 +1,5 @@
 import { hashToken } from "@community/db";
-import { type ExecutionContext, Inject, Injectable, Logger } from "@nestjs/common";
+import { type ExecutionContext, Inject, Injectable } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
 import {
   InjectThrottlerOptions,
@@ -12,9 +12,9 @@ import {
 import type { Request, Response } from "express";
 import { RateLimitedException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { RedisConnection } from "./redis.provider";
 
 const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
-const logger = new Logger("RateLimitGuard");
 
 /**
  * @nestjs/throttler's guard, global, so it runs before authentication: a client over its budget
@@ -29,6 +29,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(RedisConnection) private readonly redis: RedisConnection | null,
   ) {
     super(options, storage, reflector);
   }
@@ -59,10 +60,14 @@ export class RateLimitGuard extends ThrottlerGuard {
     try {
       record = await this.storageService.increment(key, ttl, limit, blockDuration, name);
     } catch (error) {
-      // Shared storage down: serve rather than refuse everyone (availability over strict limits).
-      logger.warn(`rate limit storage failed, request not limited: ${(error as Error).message}`);
+      // Shared storage down or hung: serve rather than refuse everyone (availability over strict
+      // limits). The connection logs the change of state once and counts these requests.
+      if (this.redis === null) throw error;
+      this.redis.failed(error as Error);
+      this.redis.unlimitedRequests += 1;
       return true;
     }
+    this.redis?.answered();
     response.setHeader("RateLimit-Policy", `${name};q=${limit};w=${windowSeconds}`);
     if (record.isBlocked) {
       const retryAfter = Math.max(1, record.timeToBlockExpire);

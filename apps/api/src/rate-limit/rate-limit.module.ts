@@ -11,6 +11,7 @@ import { RedisConnection } from "./redis.provider";
 /** Counters in Redis when REDIS_URL is set (one budget across replicas), else in memory. */
 @Module({
   imports: [
+    RedisModule,
     ThrottlerModule.forRootAsync({
       imports: [RedisModule],
       inject: [APP_CONFIG, RedisConnection],

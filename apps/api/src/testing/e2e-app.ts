@@ -48,6 +48,9 @@ async function boot(
     poolMax,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+    lockTimeoutMs: config.dbLockTimeoutMs,
+    breakerThreshold: config.dbBreakerThreshold,
+    breakerProbeMs: config.dbBreakerProbeMs,
     onIdleError: () => undefined,
   });
   if (fixture !== undefined) await loadFixture(database.prisma, fixture);

@@ -7,6 +7,10 @@ import net from "node:net";
 export class TcpProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private frozen = false;
+  private readonly held: net.Socket[] = [];
+  /** Connections accepted since the start (each one a connection attempt of the client). */
+  accepted = 0;
   port = 0;
 
   constructor(
@@ -32,17 +36,15 @@ export class TcpProxy {
 
   async start(): Promise<void> {
     const server = net.createServer((client) => {
-      const upstream = net.connect(this.targetPort, this.targetHost);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      this.accepted += 1;
+      this.sockets.add(client);
+      client.on("close", () => this.sockets.delete(client));
+      client.on("error", () => client.destroy());
+      if (this.frozen) {
+        // Accepted, never answered: like a host that stopped (SIGSTOP) without closing anything.
+        client.pause();
+        this.held.push(client);
+      } else this.forward(client);
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -52,10 +54,48 @@ export class TcpProxy {
     this.server = server;
   }
 
+  private forward(client: net.Socket): void {
+    const upstream = net.connect(this.targetPort, this.targetHost);
+    this.sockets.add(upstream);
+    upstream.on("close", () => this.sockets.delete(upstream));
+    for (const socket of [client, upstream]) {
+      socket.on("error", () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    if (this.frozen) {
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  /** Stops carrying bytes either way, and holds new connections unanswered, closing nothing. */
+  freeze(): void {
+    this.frozen = true;
+    for (const socket of this.sockets) socket.pause();
+  }
+
+  /** Carries bytes again; held connections reach the database. */
+  thaw(): void {
+    this.frozen = false;
+    for (const socket of this.sockets) socket.resume();
+    for (const client of this.held.splice(0)) {
+      if (!client.destroyed) {
+        client.resume();
+        this.forward(client);
+      }
+    }
+  }
+
   /** Refuses new connections and drops every open one, like a database host going away. */
   async cut(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.frozen = false;
+    this.held.length = 0;
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -7,6 +7,7 @@ import { Logger } from "nestjs-pino";
 import type { DestinationStream } from "pino";
 import { AppModule } from "./app.module";
 import type { AppConfig } from "./config/config";
+import { setHttpServerTimeouts } from "./lifecycle/http-server-timeouts";
 import { requestIdMiddleware } from "./logging/request-id.middleware";
 import { httpMetricsMiddleware } from "./metrics/http-metrics.middleware";
 import { MetricsService } from "./metrics/metrics.service";
@@ -18,7 +19,12 @@ import { hardenHttp } from "./security/http-hardening";
 export async function createApp(
   config: AppConfig,
   database: Database,
-  options: { logger?: false; logDestination?: DestinationStream } = {},
+  options: {
+    logger?: false;
+    logDestination?: DestinationStream;
+    /** The database was down at start: what resolves when it is up (see prepareDatabase). */
+    databaseWaiting?: Promise<void>;
+  } = {},
 ): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.register(config, database, { logDestination: options.logDestination }),
@@ -28,10 +34,12 @@ export async function createApp(
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   hardenHttp(app, config);
+  setHttpServerTimeouts(app.getHttpServer(), config);
   app.disable("x-powered-by");
   // ETags are computed per representation in sendListPage, not by Express.
   app.set("etag", false);
   mountApiDocs(app);
-  if (config.oauth.builtIn !== undefined) await mountAuthorizationServer(app, config, database);
+  if (config.oauth.builtIn !== undefined)
+    await mountAuthorizationServer(app, config, database, options.databaseWaiting);
   return app;
 }

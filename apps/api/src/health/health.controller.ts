@@ -4,6 +4,7 @@ import { SkipThrottle } from "@nestjs/throttler";
 import { NotReadyException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DatabaseHealthIndicator } from "./database.health";
+import { DrainState } from "./drain-state";
 
 /** Probes for the platform: no authentication, never rate limited. */
 @Controller("health")
@@ -12,6 +13,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
+    private readonly drain: DrainState,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -22,10 +24,15 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Readiness: route traffic here only while the database is reachable and migrated. */
+  /** Readiness: route traffic here only while the database is reachable and migrated, and not draining. */
   @Get("ready")
   @HealthCheck()
   async ready() {
+    if (this.drain.draining) {
+      throw new NotReadyException(this.config.retryAfterSeconds, {
+        shutdown: { status: "down", message: "the server is shutting down" },
+      });
+    }
     try {
       return await this.health.check([() => this.database.check("database")]);
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { type Database, verifySecret } from "@community/db";
-import type { Application, Request, Response } from "express";
+import type { IRouter, Request, Response } from "express";
 import { OAUTH_PREFIX } from "./authorization-server";
 import { callbackPage, consentPage, errorPage, loginPage } from "./interaction-pages";
 import type { Provider } from "./oidc-provider.types";
@@ -14,7 +14,7 @@ const DUMMY_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAA
  * The login and consent pages that oidc-provider sends the browser to (its "interactions").
  * The interaction is bound to a cookie the provider set, so a form posted without it fails.
  */
-export function registerInteractionRoutes(app: Application, provider: Provider, database: Database): void {
+export function registerInteractionRoutes(app: IRouter, provider: Provider, database: Database): void {
   const base = `${OAUTH_PREFIX}/interaction/:uid`;
 
   app.get(base, async (req, res) => {

@@ -16,7 +16,8 @@ export class ApiProcess {
     if (!existsSync(COMPILED_MAIN)) throw new Error(`${COMPILED_MAIN} is missing: run \`pnpm build\` first`);
     this.child = spawn(process.execPath, [COMPILED_MAIN], {
       cwd: WORKSPACE_ROOT,
-      env: { PATH: process.env.PATH, ...env },
+      // No drain delay unless a test asks for one: SIGTERM then closes at once.
+      env: { PATH: process.env.PATH, SHUTDOWN_DRAIN_DELAY_MS: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let pending = "";

@@ -37,8 +37,15 @@ const project = (dir) => ({
 });
 
 module.exports = {
-  projects: ["packages/domain", "packages/db", "packages/client", "apps/seed", "apps/api", "apps/cli", "test"].map(
-    project,
-  ),
+  projects: [
+    "packages/domain",
+    "packages/db",
+    "packages/client",
+    "apps/seed",
+    "apps/api",
+    "apps/cli",
+    "ops/scale-check",
+    "test",
+  ].map(project),
   testTimeout: 60_000,
 };

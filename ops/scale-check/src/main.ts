@@ -295,7 +295,6 @@ async function check(
   }
   if (steady.expected503 === 0) problems.push("no 503 problem with Retry-After during the database outage");
   if (crashed.length > 0) problems.push(`crashed: ${crashed.join(", ")}`);
-  if (load.skipped > 0) progress(`${load.skipped} requests not sent: too many in flight`);
 
   const requests = budget.requests + steady.requests;
   const failed = steady.failed.length + budget.failed.filter((o) => o.status !== 429).length;
@@ -307,7 +306,9 @@ async function check(
   process.stdout.write(
     `scale: ${requests} requests, ${failed} failed, ${limited} rate-limited (budget ${BUDGET} shared by ${REPLICAS.length} replicas: ${budgetSpread.join("/")}), ` +
       `${steady.expected503} × 503 + Retry-After in a ${seconds(plan.outageMs)} s PgBouncer outage (recovered ${seconds(recoveredMs)} s after), ` +
-      `${lagText}, drain: out of HAProxy ${seconds(outOfBalancerMs)} s / exited ${seconds(exitedMs)} s after SIGTERM, ${crashed.length} crashed\n`,
+      `${lagText}, drain: out of HAProxy ${seconds(outOfBalancerMs)} s / exited ${seconds(exitedMs)} s after SIGTERM, ${crashed.length} crashed` +
+      (load.skipped > 0 ? `, ${load.skipped} not sent (too many in flight)` : "") +
+      "\n",
   );
   for (const problem of problems) process.stderr.write(`scale-check FAILED: ${problem}\n`);
   return problems.length === 0 ? 0 : 1;

@@ -39,6 +39,7 @@ COPY packages/client/package.json packages/client/
 COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
 COPY bench/package.json bench/
+COPY ops/scale-check/package.json ops/scale-check/
 
 FROM manifests AS build
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile

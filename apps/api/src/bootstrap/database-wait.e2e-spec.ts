@@ -5,7 +5,8 @@ import { ApiProcess } from "../testing/api-process";
 import { contractFixture, TOKENS } from "../testing/contract-fixture";
 import { TcpProxy } from "../testing/tcp-proxy";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Unreferenced, so that the bound of a race does not keep jest waiting after the test.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
 /** A proxy that has reserved its port but refuses connections, like a database host not up yet. */
 async function downProxyInFrontOf(url: string): Promise<TcpProxy> {

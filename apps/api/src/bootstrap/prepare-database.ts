@@ -64,7 +64,8 @@ async function waitForDatabase(database: Database, logger: Logger, stopped: () =
   const since = Date.now();
   let delay = FIRST_RETRY_MS;
   for (let attempt = 1; !stopped(); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    // Unreferenced: a closed api must not stay alive for the rest of a backoff.
+    await new Promise((resolve) => setTimeout(resolve, delay).unref());
     if (stopped()) return;
     let state: Awaited<ReturnType<typeof migrationState>>;
     try {

@@ -45,6 +45,7 @@ COPY packages/db/package.json packages/db/
 COPY packages/fixtures/package.json packages/fixtures/
 COPY packages/domain/package.json packages/domain/
 COPY bench/package.json bench/
+COPY ops/scale-check/package.json ops/scale-check/
 
 FROM manifests AS build
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile

@@ -47,6 +47,7 @@ module.exports = {
     "apps/seed",
     "apps/api",
     "apps/cli",
+    "ops/scale-check",
     "test",
   ].map(project),
   testTimeout: 60_000,

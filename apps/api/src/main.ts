@@ -5,7 +5,8 @@ import { Logger } from "@nestjs/common";
 import { createApp } from "./app.factory";
 import { prepareDatabase, StartupError } from "./bootstrap/prepare-database";
 import { ConfigError, loadConfig } from "./config/config";
-import { shutDownGracefully } from "./lifecycle/graceful-shutdown";
+import { DrainState } from "./health/drain-state";
+import { drainTraffic, shutDownGracefully } from "./lifecycle/graceful-shutdown";
 import { useStructuredLogs } from "./logging/bootstrap-logger";
 
 async function bootstrap(): Promise<void> {
@@ -21,6 +22,8 @@ async function bootstrap(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal} received: finishing requests in flight, then closing`);
+    // Interactive stops (Ctrl-C) skip the drain: no load balancer is waiting for readiness.
+    if (signal === "SIGTERM") await drainTraffic(app.get(DrainState), config.shutdownDrainDelayMs, logger);
     const code = await shutDownGracefully(
       { app, database: prepared.database, closeDatabase: () => prepared.close() },
       config.shutdownTimeoutMs,
@@ -31,6 +34,10 @@ async function bootstrap(): Promise<void> {
   };
   process.once("SIGTERM", () => void stop("SIGTERM"));
   process.once("SIGINT", () => void stop("SIGINT"));
+  prepared.waiting?.catch((error: Error) => {
+    process.stderr.write(`Cannot serve: ${error.message}\n`);
+    process.exit(1);
+  });
 
   const base = `http://localhost:${config.port}`;
   const address = app.getHttpServer().address() as AddressInfo;

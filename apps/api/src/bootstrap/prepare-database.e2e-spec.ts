@@ -28,9 +28,26 @@ describe(prepareDatabase.name, () => {
     }
   });
 
-  it("says the database is unreachable when DATABASE_URL points nowhere", async () => {
-    const attempt = prepareDatabase(testConfig({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" }), logger);
-    await expect(attempt).rejects.toThrow(/cannot reach the database named by DATABASE_URL/);
+  it("waits in the background for an unreachable DATABASE_URL instead of failing, until closed", async () => {
+    const warnings: string[] = [];
+    const watching = new Logger("test");
+    watching.log = () => undefined;
+    watching.warn = (message: string) => void warnings.push(message);
+    const prepared = await prepareDatabase(
+      testConfig({ DATABASE_URL: "postgresql://postgres@127.0.0.1:1/none" }),
+      watching,
+    );
+    expect(prepared.waiting).toBeDefined();
+    const settled = await Promise.race([
+      prepared.waiting?.then(() => "settled"),
+      new Promise((resolve) => setTimeout(() => resolve("waiting"), 1_000)),
+    ]);
+    expect(settled).toBe("waiting");
+    expect(warnings).toEqual([
+      expect.stringMatching(/^cannot reach the database named by DATABASE_URL .*ECONNREFUSED/),
+    ]);
+    await prepared.close();
+    await expect(prepared.waiting).resolves.toBeUndefined();
   });
 
   it("starts on a migrated DATABASE_URL and loads nothing into it", async () => {
@@ -38,6 +55,7 @@ describe(prepareDatabase.name, () => {
     try {
       const prepared = await prepareDatabase(testConfig({ DATABASE_URL: db.url }), logger);
       expect(prepared.embedded).toBeUndefined();
+      expect(prepared.waiting).toBeUndefined();
       expect(prepared.seededDemo).toBe(false);
       expect(await prepared.database.prisma.team.count()).toBe(0);
       await prepared.close();

@@ -20,8 +20,17 @@ export interface PreparedDatabase {
   embedded?: EmbeddedPostgres;
   /** True when this start loaded the demo data. */
   seededDemo: boolean;
+  /**
+   * Set when the database could not be reached at start: resolves once it answers with every
+   * migration applied, rejects with a StartupError if it has pending or failed ones.
+   */
+  waiting?: Promise<void>;
   close(): Promise<void>;
 }
+
+/** Waits between attempts to reach a database that was down at start: doubling, capped. */
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 5_000;
 
 function open(config: AppConfig, url: string, poolMax: number, logger: Logger): Database {
   return createDatabase({
@@ -36,33 +45,75 @@ function open(config: AppConfig, url: string, poolMax: number, logger: Logger): 
   });
 }
 
+/** Refuses a database whose migrations are not all applied (they are applied by `pnpm db:migrate`). */
+function checkMigrations(state: Awaited<ReturnType<typeof migrationState>>): void {
+  if (state.failed.length > 0) {
+    throw new StartupError(
+      `migration(s) ${state.failed.join(", ")} failed earlier; resolve them (see docs/database.md), then run \`pnpm db:migrate\``,
+    );
+  }
+  if (state.pending.length > 0) {
+    throw new StartupError(
+      `the database has ${state.pending.length} pending migration(s) (${state.pending.join(", ")}); run \`pnpm db:migrate\` with the same DATABASE_URL, then start again`,
+    );
+  }
+}
+
 /**
- * With DATABASE_URL: connects and refuses to start while migrations are pending (they are
- * applied by `pnpm db:migrate`, a deliberate step in production). Without it: the embedded
- * PostgreSQL, migrated on start and filled with the demo data while it is empty.
+ * Polls an unreachable database with backoff until it answers (or `stopped()`), logging the
+ * change of state rather than each attempt; then checks its migrations as a start would.
+ */
+async function waitForDatabase(database: Database, logger: Logger, stopped: () => boolean): Promise<void> {
+  const since = Date.now();
+  let delay = FIRST_RETRY_MS;
+  for (let attempt = 1; !stopped(); attempt++) {
+    // Unreferenced: a closed api must not stay alive for the rest of a backoff.
+    await new Promise((resolve) => setTimeout(resolve, delay).unref());
+    if (stopped()) return;
+    let state: Awaited<ReturnType<typeof migrationState>>;
+    try {
+      state = await migrationState(database.pool);
+    } catch {
+      delay = Math.min(delay * 2, MAX_RETRY_MS);
+      continue;
+    }
+    logger.log(`the database is reachable after ${attempt} attempt(s) in ${Date.now() - since} ms`);
+    checkMigrations(state);
+    return;
+  }
+}
+
+/**
+ * With DATABASE_URL: refuses to start while migrations are pending (they are applied by
+ * `pnpm db:migrate`, a deliberate step in production). A database that cannot be reached yet is
+ * waited for in the background: the api serves, not ready (readiness probes answer 503), and
+ * becomes ready when the database answers, rather than exiting into a restart loop. Without it:
+ * the embedded PostgreSQL, migrated on start and filled with the demo data while it is empty.
  */
 export async function prepareDatabase(config: AppConfig, logger: Logger): Promise<PreparedDatabase> {
   if (config.databaseUrl !== undefined) {
     const database = open(config, config.databaseUrl, config.dbPoolMax, logger);
+    let closed = false;
+    const close = () => {
+      closed = true;
+      return database.close();
+    };
+    let state: Awaited<ReturnType<typeof migrationState>>;
     try {
-      const state = await migrationState(database.pool).catch((error: Error) => {
-        throw new StartupError(`cannot reach the database named by DATABASE_URL: ${error.message}`);
-      });
-      if (state.failed.length > 0) {
-        throw new StartupError(
-          `migration(s) ${state.failed.join(", ")} failed earlier; resolve them (see docs/database.md), then run \`pnpm db:migrate\``,
-        );
-      }
-      if (state.pending.length > 0) {
-        throw new StartupError(
-          `the database has ${state.pending.length} pending migration(s) (${state.pending.join(", ")}); run \`pnpm db:migrate\` with the same DATABASE_URL, then start again`,
-        );
-      }
+      state = await migrationState(database.pool);
+    } catch (error) {
+      logger.warn(
+        `cannot reach the database named by DATABASE_URL (${(error as Error).message}); not ready until it answers, retrying in the background`,
+      );
+      return { database, seededDemo: false, waiting: waitForDatabase(database, logger, () => closed), close };
+    }
+    try {
+      checkMigrations(state);
     } catch (error) {
       await database.close();
       throw error;
     }
-    return { database, seededDemo: false, close: () => database.close() };
+    return { database, seededDemo: false, close };
   }
 
   logger.log(`no DATABASE_URL: using the embedded PostgreSQL in ${config.embeddedDataDir}`);

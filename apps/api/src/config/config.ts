@@ -222,6 +222,10 @@ export const EnvSchema = z.object({
   REDIS_COMMAND_TIMEOUT_MS: integer("REDIS_COMMAND_TIMEOUT_MS", 10, 60_000, 100),
   TRUST_PROXY: trustProxy,
   SHUTDOWN_TIMEOUT_MS: integer("SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
+  SHUTDOWN_DRAIN_DELAY_MS: integer("SHUTDOWN_DRAIN_DELAY_MS", 0, 600_000, 5_000),
+  // Longer than the idle timeouts of common load balancers (AWS ALB 60 s), so the balancer closes first.
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: integer("HTTP_KEEP_ALIVE_TIMEOUT_MS", 1_000, 300_000, 65_000),
+  HTTP_HEADERS_TIMEOUT_MS: integer("HTTP_HEADERS_TIMEOUT_MS", 1_000, 300_000, 66_000),
   REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 100, 600_000, 15_000),
   BODY_LIMIT_BYTES: integer("BODY_LIMIT_BYTES", 0, 104_857_600, 102_400),
   CORS_ORIGINS: corsOrigins,
@@ -260,6 +264,12 @@ export interface AppConfig {
   redisCommandTimeoutMs: number;
   trustProxy: TrustProxy;
   shutdownTimeoutMs: number;
+  /** On SIGTERM: how long /health/ready answers 503 while requests are still served, before closing. */
+  shutdownDrainDelayMs: number;
+  /** The HTTP server's idle keep-alive timeout; longer than the load balancer's idle timeout. */
+  httpKeepAliveTimeoutMs: number;
+  /** How long a client may take to send request headers; greater than httpKeepAliveTimeoutMs. */
+  httpHeadersTimeoutMs: number;
   requestTimeoutMs: number;
   bodyLimitBytes: number;
   /** Empty: CORS off (no Access-Control-* headers). */
@@ -300,6 +310,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   }
   if (e.OAUTH_JWKS_URI !== undefined && e.OAUTH_ISSUER === undefined) {
     throw new ConfigError(["OAUTH_JWKS_URI needs OAUTH_ISSUER and OAUTH_AUDIENCE"]);
+  }
+  if (e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
+    throw new ConfigError([
+      `HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS (${e.HTTP_KEEP_ALIVE_TIMEOUT_MS}), or a reused connection can be cut while its next request's headers arrive`,
+    ]);
   }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
@@ -343,6 +358,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
+    httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     corsOrigins: e.CORS_ORIGINS,

@@ -4,6 +4,7 @@ import { SkipThrottle } from "@nestjs/throttler";
 import { NotReadyException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DatabaseHealthIndicator } from "./database.health";
+import { DrainState } from "./drain-state";
 import { RedisHealthIndicator } from "./redis.health";
 
 /** Probes for the platform: no authentication, never rate limited. */
@@ -14,6 +15,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
     private readonly redis: RedisHealthIndicator,
+    private readonly drain: DrainState,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -25,13 +27,19 @@ export class HealthController {
   }
 
   /**
-   * Readiness: route traffic here only while the database is reachable and migrated. The database
-   * check reports a saturated pool as up (state `saturated`), and the redis check (with REDIS_URL)
-   * reports `degraded` without failing: see docs/operations.md.
+   * Readiness: route traffic here only while the database is reachable and migrated, and the
+   * server is not draining. The database check reports a saturated pool as up (state
+   * `saturated`), and the redis check (with REDIS_URL) reports `degraded` without failing: see
+   * docs/operations.md.
    */
   @Get("ready")
   @HealthCheck()
   async ready() {
+    if (this.drain.draining) {
+      throw new NotReadyException(this.config.retryAfterSeconds, {
+        shutdown: { status: "down", message: "the server is shutting down" },
+      });
+    }
     const checks: HealthIndicatorFunction[] = [() => this.database.check("database")];
     if (this.redis.configured) checks.push(() => this.redis.check("redis"));
     try {

@@ -110,6 +110,74 @@ describe("graceful shutdown of the compiled server", () => {
     expect(sessions).toBe(0);
   }, 60_000);
 
+  it("on SIGTERM with SHUTDOWN_DRAIN_DELAY_MS first answers readiness 503 while serving requests, then closes", async () => {
+    const api = new ApiProcess({
+      DATABASE_URL: testDb.url,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "info",
+      SHUTDOWN_DRAIN_DELAY_MS: "1500",
+    });
+    const port = await api.listening();
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/health/ready`)).status).toBe(200);
+    const signalled = Date.now();
+    api.kill("SIGTERM");
+
+    let ready = await fetch(`${base}/health/ready`);
+    for (let attempt = 0; attempt < 50 && ready.status === 200; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      ready = await fetch(`${base}/health/ready`);
+    }
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
+    expect(ready.headers.get("retry-after")).toBe("5");
+    expect(await ready.json()).toMatchObject({
+      type: expect.stringMatching(/\/unavailable$/),
+      checks: { shutdown: { status: "down", message: "the server is shutting down" } },
+    });
+    // Still serving, on new connections too, while the balancer takes the instance out.
+    const served = await fetch(`${base}/v1/me/community/team/events`, {
+      headers: { Authorization: `Bearer ${TOKENS.runner}`, Connection: "close" },
+    });
+    expect(served.status).toBe(200);
+    expect(Date.now() - signalled).toBeLessThan(1500);
+    expect((await fetch(`${base}/health/live`)).status).toBe(200);
+
+    expect(await api.exited).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1500);
+    const messages = api.entries().map((entry) => String(entry.msg));
+    expect(messages).toContain(
+      "not ready any more; serving requests for 1500 ms while load balancers take this instance out",
+    );
+    expect(messages.at(-1)).toBe("closed");
+  }, 60_000);
+
+  it("closes idle keep-alive connections after HTTP_KEEP_ALIVE_TIMEOUT_MS, not before", async () => {
+    const api = new ApiProcess({
+      DATABASE_URL: testDb.url,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: "1500",
+      HTTP_HEADERS_TIMEOUT_MS: "2000",
+    });
+    const port = await api.listening();
+    try {
+      const socket = net.connect(port, "127.0.0.1");
+      const closedAt = new Promise<number>((resolve) => socket.once("close", () => resolve(Date.now())));
+      socket.on("data", () => undefined);
+      await new Promise((resolve) => socket.once("connect", resolve));
+      socket.write("GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      const answered = await new Promise<number>((resolve) => socket.once("data", () => resolve(Date.now())));
+      const idle = (await closedAt) - answered;
+      expect(idle).toBeGreaterThanOrEqual(1400);
+      expect(idle).toBeLessThan(4000);
+    } finally {
+      api.kill("SIGTERM");
+      await api.exited;
+    }
+  }, 60_000);
+
   it("cuts requests still running after SHUTDOWN_TIMEOUT_MS and still exits 0", async () => {
     const api = new ApiProcess({
       DATABASE_URL: testDb.url,

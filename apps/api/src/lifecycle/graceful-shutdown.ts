@@ -16,6 +16,18 @@ const POOL_QUIET_MS = 200;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The step before shutDownGracefully on SIGTERM: readiness turns 503 at once, while every request
+ * is still served for `delayMs`, so that load balancers (which probe readiness, or are told by the
+ * platform) stop routing here before the server stops accepting connections.
+ */
+export async function drainTraffic(drain: { start(): void }, delayMs: number, logger: LoggerService): Promise<void> {
+  drain.start();
+  if (delayMs === 0) return;
+  logger.log(`not ready any more; serving requests for ${delayMs} ms while load balancers take this instance out`);
+  await sleep(delayMs);
+}
+
+/**
  * Stops accepting connections, lets the requests in flight finish (at most `timeoutMs`, then
  * their connections are cut), waits for handlers whose client already left to release their
  * database connections, and only then runs the app's shutdown hooks and closes the pool (Nest's

@@ -1,8 +1,7 @@
-import { All, Controller, Inject, Req, Res } from "@nestjs/common";
+import { All, Controller, Req, Res } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
 import type { Request, Response } from "express";
-import { OAUTH_PREFIX, OIDC_PROVIDER } from "./authorization-server";
-import type { Provider } from "./oidc-provider.types";
+import { AuthorizationServer, OAUTH_PREFIX } from "./authorization-server";
 
 /**
  * Every other route under /oauth (discovery, authorize, token, revocation, JWKS) is the provider's
@@ -12,15 +11,17 @@ import type { Provider } from "./oidc-provider.types";
 @Controller("oauth")
 @SkipThrottle()
 export class AuthorizationServerController {
-  private readonly handle: (req: Request, res: Response) => Promise<void>;
+  private handle: ((req: Request, res: Response) => Promise<void>) | undefined;
 
-  constructor(@Inject(OIDC_PROVIDER) provider: Provider) {
-    this.handle = provider.callback() as unknown as (req: Request, res: Response) => Promise<void>;
-  }
+  constructor(private readonly server: AuthorizationServer) {}
 
   @All("{*path}")
   async forward(@Req() req: Request, @Res() res: Response): Promise<void> {
     req.url = req.originalUrl.slice(OAUTH_PREFIX.length) || "/";
+    this.handle ??= (await this.server.provider()).callback() as unknown as (
+      req: Request,
+      res: Response,
+    ) => Promise<void>;
     await this.handle(req, res);
   }
 }

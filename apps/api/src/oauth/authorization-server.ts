@@ -1,18 +1,51 @@
-import { verifySecret } from "@community/db";
+import { isDatabaseUnavailableError, verifySecret } from "@community/db";
 import { READ_SCOPE } from "@community/domain";
-import type { AppConfig, OAuthConfig } from "../config/config";
-import type { UserRepository } from "../users/user.repository";
+import { Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common";
+import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
+import { UserRepository } from "../users/user.repository";
 import { errorPage } from "./interaction-pages";
-import type { OAuthKeysRepository } from "./oauth-keys.repository";
-import { SIGNING_ALGORITHM } from "./oauth-keys.repository";
-import type { OAuthPayloadAdapter } from "./oauth-payload.adapter";
+import { OAuthKeysRepository, SIGNING_ALGORITHM } from "./oauth-keys.repository";
+import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
 
 /** Path prefix of every route of the authorization server (issuer = PUBLIC_URL + this). */
 export const OAUTH_PREFIX = "/oauth";
 
-/** Injection token of the oidc-provider instance. */
-export const OIDC_PROVIDER = Symbol("OIDC_PROVIDER");
+/**
+ * The oidc-provider instance, created on first use and kept: its keys live in the database, which
+ * may still be down when the api starts (then /oauth answers 503 until it is up; see
+ * bootstrap/prepare-database.ts). A failed start is tried again by the next request.
+ */
+@Injectable()
+export class AuthorizationServer implements OnApplicationBootstrap {
+  private starting: Promise<Provider> | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly keys: OAuthKeysRepository,
+    private readonly storage: OAuthPayloadAdapter,
+    private readonly users: UserRepository,
+  ) {}
+
+  provider(): Promise<Provider> {
+    this.starting ??= createAuthorizationServer(this.config, {
+      keys: this.keys,
+      storage: this.storage,
+      users: this.users,
+    }).catch((error: unknown) => {
+      this.starting = undefined;
+      throw error;
+    });
+    return this.starting;
+  }
+
+  /** Starts with the app when the database answers, so a misconfiguration stops the start. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.provider().catch((error: unknown) => {
+      if (!isDatabaseUnavailableError(error)) throw error;
+    });
+  }
+}
 
 export interface AuthorizationServerDependencies {
   keys: OAuthKeysRepository;

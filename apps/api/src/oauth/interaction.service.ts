@@ -1,9 +1,9 @@
 import { verifySecret } from "@community/db";
-import { Inject, Injectable } from "@nestjs/common";
+import { Injectable } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { InteractionFailedException } from "../common/problems";
 import { UserRepository } from "../users/user.repository";
-import { OIDC_PROVIDER } from "./authorization-server";
+import { AuthorizationServer } from "./authorization-server";
 import type { Provider } from "./oidc-provider.types";
 
 /** Compared when a user id is unknown, so that unknown and known ids take the same time. */
@@ -24,7 +24,7 @@ export type PendingStep =
 @Injectable()
 export class InteractionService {
   constructor(
-    @Inject(OIDC_PROVIDER) private readonly provider: Provider,
+    private readonly server: AuthorizationServer,
     private readonly users: UserRepository,
   ) {}
 
@@ -69,9 +69,10 @@ export class InteractionService {
       throw new InteractionFailedException("This consent is no longer pending.");
     }
     const clientId = String(details.params.client_id);
+    const provider = await this.server.provider();
     const grant =
-      (details.grantId === undefined ? undefined : await this.provider.Grant.find(details.grantId)) ??
-      new this.provider.Grant({ accountId, clientId });
+      (details.grantId === undefined ? undefined : await provider.Grant.find(details.grantId)) ??
+      new provider.Grant({ accountId, clientId });
     const missing = details.prompt.details as {
       missingOIDCScope?: string[];
       missingOIDCClaims?: string[];
@@ -90,18 +91,18 @@ export class InteractionService {
   }
 
   private details(req: Request, res: Response): Promise<Details> {
-    return refusalsAsProblems(() => this.provider.interactionDetails(req, res));
+    return refusalsAsProblems(async () => (await this.server.provider()).interactionDetails(req, res));
   }
 
   private finish(req: Request, res: Response, result: Record<string, unknown>, merge: boolean): Promise<void> {
-    return refusalsAsProblems(() =>
-      this.provider.interactionFinished(req, res, result, { mergeWithLastSubmission: merge }),
+    return refusalsAsProblems(async () =>
+      (await this.server.provider()).interactionFinished(req, res, result, { mergeWithLastSubmission: merge }),
     );
   }
 
   private async clientName(details: Details): Promise<string> {
     const clientId = String(details.params.client_id);
-    return (await this.provider.Client.find(clientId))?.clientName ?? clientId;
+    return (await (await this.server.provider()).Client.find(clientId))?.clientName ?? clientId;
   }
 }
 

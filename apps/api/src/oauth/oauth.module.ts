@@ -1,15 +1,12 @@
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
-import { APP_CONFIG, type AppConfig } from "../config/config";
-import { UserRepository } from "../users/user.repository";
 import { UsersModule } from "../users/users.module";
-import { createAuthorizationServer, OIDC_PROVIDER } from "./authorization-server";
+import { AuthorizationServer } from "./authorization-server";
 import { AuthorizationServerController } from "./authorization-server.controller";
 import { InteractionController } from "./interaction.controller";
 import { InteractionService } from "./interaction.service";
 import { InteractionPagesMiddleware } from "./interaction-pages.middleware";
 import { OAuthClientRepository } from "./oauth-client.repository";
 import { OAuthKeysModule } from "./oauth-keys.module";
-import { OAuthKeysRepository } from "./oauth-keys.repository";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import { OAuthPayloadRepository } from "./oauth-payload.repository";
 
@@ -27,12 +24,7 @@ import { OAuthPayloadRepository } from "./oauth-payload.repository";
     OAuthClientRepository,
     OAuthPayloadAdapter,
     InteractionService,
-    {
-      provide: OIDC_PROVIDER,
-      inject: [APP_CONFIG, OAuthKeysRepository, OAuthPayloadAdapter, UserRepository],
-      useFactory: (config: AppConfig, keys: OAuthKeysRepository, storage: OAuthPayloadAdapter, users: UserRepository) =>
-        createAuthorizationServer(config, { keys, storage, users }),
-    },
+    AuthorizationServer,
   ],
 })
 export class OAuthModule implements NestModule {

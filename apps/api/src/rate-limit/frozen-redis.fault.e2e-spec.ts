@@ -10,9 +10,13 @@ const EVENTS = "/v1/me/community/team/events";
 const REQUESTS = 50;
 const CONCURRENCY = 50;
 /** How long the test keeps Redis frozen at most: a request that waits on Redis waits this long. */
-const FREEZE_MS = 3_000;
-/** Bound on a request's latency with Redis frozen (the default REDIS_COMMAND_TIMEOUT_MS is 100 ms). */
-const LIMIT_MS = 750;
+const FREEZE_MS = 6_000;
+/**
+ * Bound on a request's latency with Redis frozen: a third of the freeze, so a request that waited
+ * for Redis fails it whatever the machine's load, while one that gave up after
+ * REDIS_COMMAND_TIMEOUT_MS (100 ms by default) passes even on a busy machine.
+ */
+const LIMIT_MS = 2_000;
 
 const bearer = { Authorization: `Bearer ${TOKENS.runner}` };
 

@@ -1,3 +1,6 @@
+// First: when tracing is configured, its instrumentations must hook http, express and pg before
+// anything requires them.
+import "./tracing/register";
 import "reflect-metadata";
 import type { AddressInfo } from "node:net";
 import { DEMO_OAUTH_CLIENTS, DEMO_PASSWORDS, DEMO_TOKENS } from "@community/fixtures";
@@ -8,6 +11,7 @@ import { ConfigError, loadConfig } from "./config/config";
 import { DrainState } from "./health/drain-state";
 import { drainTraffic, shutDownGracefully } from "./lifecycle/graceful-shutdown";
 import { useStructuredLogs } from "./logging/bootstrap-logger";
+import { tracing } from "./tracing/register";
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
@@ -29,6 +33,7 @@ async function bootstrap(): Promise<void> {
       config.shutdownTimeoutMs,
       logger,
     );
+    await tracing?.shutdown().catch(() => undefined);
     logger.log("closed");
     process.exit(code);
   };

@@ -30,9 +30,14 @@ export interface DatabaseOptions {
   onIdleError?: (error: Error) => void;
 }
 
+/** Told the duration (seconds) and outcome of every query the pool's connections run. */
+export type QueryObserver = (seconds: number, failed: boolean) => void;
+
 export interface Database {
   prisma: PrismaClient;
   pool: Pool;
+  /** Times every query from now on (Prisma's and the list statements alike); returns the way to stop. */
+  observeQueries(observer: QueryObserver): () => void;
   /** Opens while the server cannot be connected to; the pool then refuses at once (CircuitOpenError). */
   breaker: CircuitBreaker;
   close(): Promise<void>;
@@ -89,7 +94,13 @@ export function createDatabase(options: DatabaseOptions): Database {
     },
   });
 
-  /** Reports every connection attempt of the pool to the breaker. */
+  const observers = new Set<QueryObserver>();
+  const observe = (started: number, failed: boolean) => {
+    const seconds = (performance.now() - started) / 1_000;
+    for (const observer of observers) observer(seconds, failed);
+  };
+
+  /** Reports every connection attempt of the pool to the breaker, and times every query. */
   class WatchedClient extends Client {
     override connect(): Promise<Client>;
     override connect(callback: ConnectedCallback): void;
@@ -114,6 +125,35 @@ export function createDatabase(options: DatabaseOptions): Database {
       return undefined;
     }
   }
+  // pg's query() has many overloads, so the timing wrapper is set on the prototype: the callback
+  // form (pool.query(), which Prisma's adapter and the list statements use) and the promise form
+  // (a checked-out client's own queries) are timed; a submittable query object is passed through
+  // untimed. With no observer, the cost is one check.
+  WatchedClient.prototype.query = function timedQuery(this: Client, ...args: unknown[]): unknown {
+    const query = Client.prototype.query as (...args: unknown[]) => unknown;
+    if (observers.size === 0) return query.apply(this, args);
+    const started = performance.now();
+    const callback = args.at(-1);
+    if (typeof callback === "function") {
+      args[args.length - 1] = (error: unknown, value: unknown) => {
+        observe(started, Boolean(error));
+        callback(error, value);
+      };
+      return query.apply(this, args);
+    }
+    const result = query.apply(this, args);
+    if (!(result instanceof Promise)) return result;
+    return result.then(
+      (value: unknown) => {
+        observe(started, false);
+        return value;
+      },
+      (error: unknown) => {
+        observe(started, true);
+        throw error;
+      },
+    );
+  } as Client["query"];
 
   const config: PoolConfig = {
     ...connection,
@@ -167,6 +207,10 @@ export function createDatabase(options: DatabaseOptions): Database {
     prisma,
     pool,
     breaker,
+    observeQueries(observer) {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigError, loadConfig, WORKSPACE_ROOT } from "./config";
+import { ConfigError, loadConfig, loadTracingConfig, WORKSPACE_ROOT } from "./config";
 
 describe(loadConfig.name, () => {
   it("needs no variable at all: embedded mode with defaults", () => {
@@ -208,5 +208,92 @@ describe(loadConfig.name, () => {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).problems).toHaveLength(2);
     }
+  });
+});
+
+describe("tracing configuration", () => {
+  const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" };
+
+  it("is off with no variable, and with OTEL_TRACES_EXPORTER=none even when an endpoint is set", () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(loadConfig({ ...ENDPOINT, OTEL_TRACES_EXPORTER: "none" }).tracing).toBeUndefined();
+  });
+
+  it("exports to OTEL_EXPORTER_OTLP_ENDPOINT's /v1/traces, following the caller's sampling decision", () => {
+    expect(loadConfig(ENDPOINT).tracing).toEqual({
+      url: "http://collector:4318/v1/traces",
+      serviceName: "community-team-api",
+      parentBased: true,
+      ratio: 1,
+      batchDelayMs: 5_000,
+    });
+  });
+
+  it("reads every tracing variable", () => {
+    expect(
+      loadConfig({
+        ...ENDPOINT,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://otel.example.com/custom/traces",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+        OTEL_TRACES_EXPORTER: "OTLP",
+        OTEL_SERVICE_NAME: "team-api-eu",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.25",
+        OTEL_BSP_SCHEDULE_DELAY: "1000",
+      }).tracing,
+    ).toEqual({
+      url: "https://otel.example.com/custom/traces",
+      serviceName: "team-api-eu",
+      parentBased: true,
+      ratio: 0.25,
+      batchDelayMs: 1_000,
+    });
+  });
+
+  it.each([
+    ["always_on", { parentBased: false, ratio: 1 }],
+    ["always_off", { parentBased: false, ratio: 0 }],
+    ["traceidratio", { parentBased: false, ratio: 0.5 }],
+    ["parentbased_always_off", { parentBased: true, ratio: 0 }],
+  ])("maps OTEL_TRACES_SAMPLER=%s", (sampler, expected) => {
+    const env = { ...ENDPOINT, OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: "0.5" };
+    expect(loadConfig(env).tracing).toMatchObject(expected);
+  });
+
+  it("sends to the standard local collector when only OTEL_TRACES_EXPORTER=otlp is set", () => {
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: "otlp" }).tracing?.url).toBe("http://localhost:4318/v1/traces");
+  });
+
+  it.each([
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+      /OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http\(s\) URL/,
+    ],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "grpc://c:4317" }, /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an absolute/],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/json .*got "grpc"/],
+    [{ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" }, /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL must be http\/json/],
+    [{ OTEL_TRACES_EXPORTER: "zipkin" }, /OTEL_TRACES_EXPORTER must be one of otlp, none, got "zipkin"/],
+    [
+      { OTEL_TRACES_SAMPLER: "sometimes" },
+      /OTEL_TRACES_SAMPLER must be one of parentbased_always_on, .*got "sometimes"/,
+    ],
+    [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "1.5"/],
+    [{ OTEL_TRACES_SAMPLER_ARG: "half" }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/],
+    [{ OTEL_BSP_SCHEDULE_DELAY: "5s" }, /OTEL_BSP_SCHEDULE_DELAY must be an integer between 10 and 600000, got "5s"/],
+  ])("rejects %j with a message naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  describe(loadTracingConfig.name, () => {
+    it("reads the tracing variables alone, whatever else is wrong (loadConfig reports that)", () => {
+      expect(loadTracingConfig({ ...ENDPOINT, PORT: "not a port" })?.url).toBe("http://collector:4318/v1/traces");
+    });
+
+    it("leaves tracing off when a tracing variable is invalid, for loadConfig to report", () => {
+      expect(loadTracingConfig({ ...ENDPOINT, OTEL_TRACES_SAMPLER_ARG: "2" })).toBeUndefined();
+      expect(loadTracingConfig({})).toBeUndefined();
+    });
   });
 });

@@ -178,6 +178,72 @@ const keyPrefix = z
     return z.NEVER;
   });
 
+const TRACE_SAMPLERS = [
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+  "always_on",
+  "always_off",
+  "traceidratio",
+] as const;
+
+/** An optional string that must be one of `values` (compared in lower case). */
+const oneOf = <const T extends string>(name: string, values: readonly T[]) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx): T | undefined => {
+      if (raw === undefined || raw.trim() === "") return undefined;
+      const value = raw.trim().toLowerCase();
+      if ((values as readonly string[]).includes(value)) return value as T;
+      ctx.addIssue({ code: "custom", message: `${name} must be one of ${values.join(", ")}, got "${raw}"` });
+      return z.NEVER;
+    });
+
+/** The only OTLP encoding the api ships (@opentelemetry/exporter-trace-otlp-http). */
+const otlpProtocol = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === "" || raw === "http/json") return undefined;
+      ctx.addIssue({
+        code: "custom",
+        message: `${name} must be http/json (the api exports OTLP over HTTP with JSON bodies), got "${raw}"`,
+      });
+      return z.NEVER;
+    });
+
+const ratio = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined || raw === "") return 1;
+    if (/^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$/.test(raw.trim())) return Number(raw);
+    ctx.addIssue({ code: "custom", message: `OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${raw}"` });
+    return z.NEVER;
+  });
+
+/**
+ * OpenTelemetry's standard variables that switch tracing on and shape it. Tracing is off unless an
+ * OTLP endpoint is set (or OTEL_TRACES_EXPORTER=otlp); the exporter itself also reads
+ * OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and the certificate variables.
+ */
+const TracingEnvSchema = z.object({
+  OTEL_TRACES_EXPORTER: oneOf("OTEL_TRACES_EXPORTER", ["otlp", "none"] as const),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalHttpUrl("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalHttpUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol("OTEL_EXPORTER_OTLP_PROTOCOL"),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() || "community-team-api"),
+  OTEL_TRACES_SAMPLER: oneOf("OTEL_TRACES_SAMPLER", TRACE_SAMPLERS),
+  OTEL_TRACES_SAMPLER_ARG: ratio,
+  OTEL_BSP_SCHEDULE_DELAY: integer("OTEL_BSP_SCHEDULE_DELAY", 10, 600_000, 5_000),
+});
+
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
 export const EnvSchema = z.object({
   PORT: integer("PORT", 0, 65535, 3000),
@@ -229,6 +295,7 @@ export const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 100, 600_000, 15_000),
   BODY_LIMIT_BYTES: integer("BODY_LIMIT_BYTES", 0, 104_857_600, 102_400),
   CORS_ORIGINS: corsOrigins,
+  ...TracingEnvSchema.shape,
 });
 
 export interface AppConfig {
@@ -274,6 +341,20 @@ export interface AppConfig {
   bodyLimitBytes: number;
   /** Empty: CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
+  /** Unset: tracing is off and no OpenTelemetry SDK module is loaded. */
+  tracing: TracingConfig | undefined;
+}
+
+export interface TracingConfig {
+  /** Where spans are sent: OTLP over HTTP with JSON bodies. */
+  url: string;
+  serviceName: string;
+  /** Whether a caller's sampling decision (traceparent's sampled flag) is followed. */
+  parentBased: boolean;
+  /** The share of the other traces that is recorded, from 0 to 1. */
+  ratio: number;
+  /** How long finished spans wait to be sent in one batch (ms). */
+  batchDelayMs: number;
 }
 
 export interface OAuthConfig {
@@ -295,6 +376,32 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
     this.name = "ConfigError";
   }
+}
+
+/** The tracing settings from parsed variables; undefined while no exporter is configured. */
+function tracingConfig(e: z.infer<typeof TracingEnvSchema>): TracingConfig | undefined {
+  const endpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const exporter = e.OTEL_TRACES_EXPORTER ?? (endpoint === undefined ? "none" : "otlp");
+  if (exporter === "none") return undefined;
+  const sampler = e.OTEL_TRACES_SAMPLER ?? "parentbased_always_on";
+  return {
+    url:
+      e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+      `${(e.OTEL_EXPORTER_OTLP_ENDPOINT ?? "http://localhost:4318").replace(/\/+$/, "")}/v1/traces`,
+    serviceName: e.OTEL_SERVICE_NAME,
+    parentBased: sampler.startsWith("parentbased_"),
+    ratio: sampler.endsWith("always_on") ? 1 : sampler.endsWith("always_off") ? 0 : e.OTEL_TRACES_SAMPLER_ARG,
+    batchDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+  };
+}
+
+/**
+ * Only the tracing settings, for the module that starts tracing before anything else loads:
+ * undefined when tracing is off or a tracing variable is invalid (loadConfig then reports it).
+ */
+export function loadTracingConfig(env: NodeJS.ProcessEnv): TracingConfig | undefined {
+  const parsed = TracingEnvSchema.safeParse(env);
+  return parsed.success ? tracingConfig(parsed.data) : undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
@@ -364,6 +471,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     corsOrigins: e.CORS_ORIGINS,
+    tracing: tracingConfig(e),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Options } from "pino-http";
 import type { Member } from "../auth/member";
 import type { AppConfig } from "../config/config";
 import { routeTemplate } from "../metrics/route-template";
+import { requestTraceId } from "../tracing/request-trace";
 import { assignRequestId, type RequestWithId } from "./request-id";
 import { requestLogLevel } from "./request-log-level";
 
@@ -31,6 +32,7 @@ function requestLine(request: LoggedRequest, response: ServerResponse, responseT
     status: response.statusCode,
     durationMs: responseTime,
     userId: request.member?.userId,
+    traceId: requestTraceId(request),
   };
 }
 

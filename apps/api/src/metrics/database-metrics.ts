@@ -2,14 +2,11 @@ import type { Database } from "@community/db";
 import { Counter, Gauge } from "prom-client";
 import type { MetricsService } from "./metrics.service";
 
-const INSTRUMENTED = Symbol("instrumented");
-type Instrumented = { query: (...args: unknown[]) => unknown; [INSTRUMENTED]?: true };
-
 /**
- * Pool use as gauges read at scrape time, and the latency of every query: each pooled client is
- * wrapped once, when it is first checked out (Prisma's pg adapter sends its queries through it).
+ * Pool use as gauges read at scrape time, and the latency of every query (timed by the database's
+ * own connections, so with tracing on or off). Returns the way to stop timing queries.
  */
-export function instrumentDatabase(database: Database, metrics: MetricsService): void {
+export function instrumentDatabase(database: Database, metrics: MetricsService): () => void {
   const { pool } = database;
   const poolGauge = (name: string, help: string, read: () => number) =>
     new Gauge({
@@ -48,35 +45,7 @@ export function instrumentDatabase(database: Database, metrics: MetricsService):
     },
   });
 
-  pool.on("acquire", (client: Instrumented) => {
-    if (client[INSTRUMENTED]) return;
-    client[INSTRUMENTED] = true;
-    const query = client.query.bind(client);
-    // pg's query() has many overloads: the promise form (Prisma's adapter) and the callback form
-    // (pool.query(), which the list readers use) are timed; a submittable query object is not.
-    client.query = (...args: unknown[]) => {
-      const callback = args.at(-1);
-      if (typeof callback === "function") {
-        const end = metrics.dbQueryDuration.startTimer();
-        args[args.length - 1] = (error: unknown, value: unknown) => {
-          end({ outcome: error ? "error" : "ok" });
-          callback(error, value);
-        };
-        return query(...args);
-      }
-      const result = query(...args);
-      if (!(result instanceof Promise)) return result;
-      const end = metrics.dbQueryDuration.startTimer();
-      return result.then(
-        (value) => {
-          end({ outcome: "ok" });
-          return value;
-        },
-        (error: unknown) => {
-          end({ outcome: "error" });
-          throw error;
-        },
-      );
-    };
-  });
+  return database.observeQueries((seconds, failed) =>
+    metrics.dbQueryDuration.observe({ outcome: failed ? "error" : "ok" }, seconds),
+  );
 }

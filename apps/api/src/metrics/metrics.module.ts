@@ -1,5 +1,12 @@
 import type { Database } from "@community/db";
-import { Inject, type MiddlewareConsumer, Module, type NestModule, type OnModuleInit } from "@nestjs/common";
+import {
+  Inject,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
 import { RedisModule } from "../rate-limit/redis.module";
 import { RedisConnection } from "../rate-limit/redis.provider";
@@ -16,7 +23,9 @@ import { MetricsTokenGuard } from "./metrics-token.guard";
   providers: [MetricsService, MetricsTokenGuard],
   exports: [MetricsService],
 })
-export class MetricsModule implements NestModule, OnModuleInit {
+export class MetricsModule implements NestModule, OnModuleInit, OnModuleDestroy {
+  private stopTimingQueries?: () => void;
+
   constructor(
     private readonly metrics: MetricsService,
     @Inject(DATABASE) private readonly database: Database,
@@ -28,7 +37,11 @@ export class MetricsModule implements NestModule, OnModuleInit {
   }
 
   onModuleInit(): void {
-    instrumentDatabase(this.database, this.metrics);
+    this.stopTimingQueries = instrumentDatabase(this.database, this.metrics);
     instrumentLimiter(this.redis, this.metrics);
+  }
+
+  onModuleDestroy(): void {
+    this.stopTimingQueries?.();
   }
 }

@@ -10,7 +10,7 @@ const USER_ID = "scale_user";
 
 const empty = { accounts: [], teams: [], users: [], access_tokens: [], events: [], guides: [] };
 
-function event(id: string, index: number) {
+function event(id: string, index: number, scheduledAt = new Date(Date.UTC(2026, 0, 1 + (index % 300), 9))) {
   return {
     id,
     team_id: TEAM_ID,
@@ -20,7 +20,7 @@ function event(id: string, index: number) {
     description: null,
     cover_url: null,
     duration_seconds: 3600,
-    scheduled_at: new Date(Date.UTC(2026, 0, 1 + (index % 300), 9)).toISOString().replace(/\.000Z$/, "Z"),
+    scheduled_at: scheduledAt.toISOString().replace(/\.000Z$/, "Z"),
     live_at: null,
     completed_at: null,
     canceled_at: null,
@@ -67,7 +67,10 @@ export function teamFixture(loadTokens: string[], budgetToken: string) {
   };
 }
 
-/** One new event: the write whose arrival on the replica is timed. */
+/**
+ * One new event: the write whose arrival on the replica, and in the api's list, is timed. Each
+ * probe is scheduled after every other event, so it heads the team's events list.
+ */
 export function probeFixture(id: string, index: number) {
-  return { ...empty, events: [event(id, index)] };
+  return { ...empty, events: [event(id, index, new Date(Date.UTC(2030, 0, 1, 0, index)))] };
 }

@@ -33,21 +33,24 @@ const WORKSPACE_ROOT = path.resolve(__dirname, "../../..");
 const API_MAIN = path.join(WORKSPACE_ROOT, "apps/api/dist/main.js");
 const SEED_CLI = path.join(WORKSPACE_ROOT, "apps/seed/dist/cli.js");
 
-const USAGE = `Usage: pnpm scale:check [--short] [--read-replica]
+const USAGE = `Usage: pnpm scale:check [--short] [--no-read-replica]
 
 Starts on loopback a PostgreSQL primary and streaming replica, PgBouncer (transaction mode) in
 front of each, Redis, three api replicas and HAProxy; then, under a steady load through HAProxy,
 SIGTERMs one replica and SIGKILLs another, stops the primary's PgBouncer for a while, checks one
-rate-limit budget across replicas and times replication. Prints one summary line; exits 1 if a
-client request failed outside the deliberate outage or a process crashed. See docs/scale-check.md.
+rate-limit budget across replicas and times replication, to the replica and to the api's list.
+Prints one summary line; exits 1 if a client request failed outside the deliberate outage or a
+process crashed. See docs/scale-check.md.
 
-  --short          about 10 s of load instead of 30 s (CI)
-  --read-replica   also set DATABASE_READ_URL of the api replicas to the replica's PgBouncer
+  --short            about 10 s of load instead of 30 s (CI)
+  --no-read-replica  do not set DATABASE_READ_URL (the api then reads lists from the primary)
 `;
 
 const REPLICAS = ["r1", "r2", "r3"];
 const LOAD_TOKENS = Array.from({ length: 16 }, (_, i) => `scale-load-token-${String(i + 1).padStart(2, "0")}`);
 const BUDGET_TOKEN = "scale-budget-token";
+/** Tokens of the polls that wait for each replication probe in the api's list (rotated: each has the budget). */
+const LAG_TOKENS = ["scale-lag-token-1", "scale-lag-token-2", "scale-lag-token-3", "scale-lag-token-4"];
 /** The shared rate-limit budget per token, and how many requests past it the check sends. */
 const BUDGET = 300;
 const OVER_BUDGET = 25;
@@ -100,7 +103,12 @@ interface ApiReplica {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { short: { type: "boolean" }, "read-replica": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: {
+      short: { type: "boolean" },
+      "read-replica": { type: "boolean", default: true },
+      help: { type: "boolean", short: "h" },
+    },
+    allowNegative: true,
   });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -181,7 +189,7 @@ async function check(
   const seedEnv = { ...process.env, DATABASE_URL: postgresUrl(primaryBouncer.port) };
   run(process.execPath, [SEED_CLI, "--demo"], { env: seedEnv });
   const teamFile = path.join(workDir, "scale-team.json");
-  writeFileSync(teamFile, JSON.stringify(teamFixture(LOAD_TOKENS, BUDGET_TOKEN)));
+  writeFileSync(teamFile, JSON.stringify(teamFixture([...LOAD_TOKENS, ...LAG_TOKENS], BUDGET_TOKEN)));
   run(process.execPath, [SEED_CLI, "--file", teamFile], { env: seedEnv });
 
   progress("starting three api replicas and HAProxy");
@@ -240,8 +248,9 @@ async function check(
   progress(`steady load: ${plan.rate} requests/s through HAProxy`);
   const loadStarted = Date.now();
   const load = new SteadyLoad(base, LOAD_TOKENS, plan.rate, plan.loadMs + 120_000);
-  const replication = measureReplication(primary, replica, plan.writes);
-  await sleep(1_000);
+  // Before the disruptions below, so that the api's answers time replication, not an outage.
+  progress(`replication: ${plan.writes} writes at the primary, each awaited on the replica and in the api's list`);
+  const { lags, apiLags } = await measureReplication(primary, replica, plan.writes, base);
 
   // 3. SIGTERM one replica (drains), SIGKILL another (only the balancer's retry saves its requests).
   progress("SIGTERM r1, SIGKILL r2, then start both again");
@@ -279,8 +288,8 @@ async function check(
   const remaining = plan.loadMs - (Date.now() - loadStarted);
   if (remaining > 0) await sleep(remaining);
   await load.stop();
-  const lags = await replication;
   await checkReplicaBouncer(replicaBouncer);
+  const fallbacks = readReplica ? await replicaFallbacks(replicas) : undefined;
 
   const steady = tally(load.outcomes, [outage]);
   const crashed = supervisor.crashed().map((service) => service.name);
@@ -300,7 +309,9 @@ async function check(
   const failed = steady.failed.length + budget.failed.filter((o) => o.status !== 429).length;
   const lagText =
     lags.length > 0
-      ? `replica lag p50 ${percentile(lags, 50)} ms / p99 ${percentile(lags, 99)} ms (${lags.length} writes)`
+      ? `replica lag p50 ${percentile(lags, 50)} ms / p99 ${percentile(lags, 99)} ms (${lags.length} writes), ` +
+        `write to api list p50 ${percentile(apiLags, 50)} ms / p99 ${percentile(apiLags, 99)} ms ` +
+        (fallbacks === undefined ? "(lists from the primary)" : `(lists from the replica, ${fallbacks} fallback reads)`)
       : "replica lag not measured";
   const seconds = (ms: number | undefined) => (ms === undefined ? "?" : (ms / 1000).toFixed(1));
   process.stdout.write(
@@ -315,12 +326,42 @@ async function check(
 }
 
 /**
- * Hook for reads from the replica: the api does not read DATABASE_READ_URL yet (the list path
- * will). With --read-replica the replicas get it already, pointing at the replica's PgBouncer;
- * until the api uses it, the lag is measured with SQL only (measureReplication).
+ * Reads from the replica (the default; --no-read-replica turns it off): the api replicas read
+ * list pages through the replica's PgBouncer, so a write shows in a list once it has replicated.
  */
 function readReplicaHook(enabled: boolean, replicaBouncer: PgBouncer): NodeJS.ProcessEnv {
   return enabled ? { DATABASE_READ_URL: postgresUrl(replicaBouncer.port) } : {};
+}
+
+/**
+ * List reads the api replicas sent to the primary because the replica could not serve them
+ * (`db_replica_fallback_reads_total`, summed); the metric exists only when DATABASE_READ_URL is set.
+ */
+async function replicaFallbacks(replicas: ApiReplica[]): Promise<number> {
+  let total = 0;
+  for (const api of replicas) {
+    const metrics = await (await fetch(`http://127.0.0.1:${api.port}/metrics`)).text();
+    const match = metrics.match(/^db_replica_fallback_reads_total (\d+)$/m);
+    if (match === null)
+      throw new Error(`${api.name} does not read from a replica (no db_replica_fallback_reads_total)`);
+    total += Number(match[1]);
+  }
+  return total;
+}
+
+/** Polls the api's events list through the balancer until `id` heads it; the time it was first seen. */
+async function seenInApiList(base: string, id: string, deadline: number): Promise<number | undefined> {
+  for (let poll = 0; Date.now() < deadline; poll++) {
+    const token = LAG_TOKENS[poll % LAG_TOKENS.length] ?? "";
+    const response = await fetch(`${base}/v1/me/community/team/events?per_page=1`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    if (response.status !== 200) throw new Error(`polling the api's list for ${id}: ${response.status}`);
+    const body = (await response.json()) as { guides: { id: string }[] };
+    if (body.guides[0]?.id === id) return Date.now();
+    await sleep(5);
+  }
+  return undefined;
 }
 
 async function waitForReady(api: ApiReplica, timeoutMs = 60_000): Promise<void> {
@@ -342,16 +383,22 @@ async function allUp(balancer: Balancer, names: string[]): Promise<boolean> {
 
 /**
  * Writes single events through the seed loader at the primary, one after another, and polls the
- * replica directly until each appears: the lag is the time from the commit (its commit
- * timestamp, same clock) to the first poll that sees the row.
+ * replica directly and the api's list through the balancer until each appears: each lag is the
+ * time from the commit (its commit timestamp, same clock) to the first poll that sees the event.
  */
-async function measureReplication(primary: Postgres, replica: Postgres, writes: number): Promise<number[]> {
+async function measureReplication(
+  primary: Postgres,
+  replica: Postgres,
+  writes: number,
+  base: string,
+): Promise<{ lags: number[]; apiLags: number[] }> {
   const onPrimary = new Client({ connectionString: postgresUrl(primary.port) });
   const onReplica = new Client({ connectionString: postgresUrl(replica.port) });
   await onPrimary.connect();
   await onReplica.connect();
   const dir = mkdtempSync(path.join(tmpdir(), "scale-check-writes-"));
   const lags: number[] = [];
+  const apiLags: number[] = [];
   try {
     for (let i = 0; i < writes; i++) {
       const id = `scale_probe_${Date.now().toString(36)}_${i}`;
@@ -366,17 +413,21 @@ async function measureReplication(primary: Postgres, replica: Postgres, writes: 
           else await sleep(2);
         }
       })();
+      const inApi = seenInApiList(base, id, Date.now() + 60_000);
       await runAsync(process.execPath, [SEED_CLI, "--file", file], {
         env: { ...process.env, DATABASE_URL: postgresUrl(primary.port) },
       });
       await polling;
+      const apiSeenAt = await inApi;
       const { rows } = await onPrimary.query<{ ms: number }>(
         "SELECT extract(epoch FROM pg_xact_commit_timestamp(xmin)) * 1000 AS ms FROM events WHERE id = $1",
         [id],
       );
       const committed = Number(rows[0]?.ms);
       if (seenAt === undefined) throw new Error(`write ${id} never reached the replica`);
+      if (apiSeenAt === undefined) throw new Error(`write ${id} never showed in the api's events list`);
       lags.push(Math.max(0, Math.round(seenAt - committed)));
+      apiLags.push(Math.max(0, Math.round(apiSeenAt - committed)));
       await sleep(300);
     }
   } finally {
@@ -384,7 +435,7 @@ async function measureReplication(primary: Postgres, replica: Postgres, writes: 
     await onReplica.end();
     rmSync(dir, { recursive: true, force: true });
   }
-  return lags;
+  return { lags, apiLags };
 }
 
 /** A server setting as a client of `bouncer` sees it. */

@@ -74,4 +74,50 @@ describe("database package on a real PostgreSQL", () => {
       await unreachable.close();
     }
   });
+
+  describe("with a read replica (readUrl)", () => {
+    it("reads from the primary only, without a replica", () => {
+      expect(db.reads).toBe(db.pool);
+      expect(db.replica).toBeUndefined();
+    });
+
+    it("sends a read the replica cannot reach to the primary, until its breaker opens and after", async () => {
+      const replicated = createDatabase({
+        url: testDb.url,
+        readUrl: "postgresql://postgres@127.0.0.1:1/none",
+        connectTimeoutMs: 500,
+        breakerThreshold: 2,
+        breakerProbeMs: 60_000,
+      });
+      try {
+        for (let i = 0; i < 3; i++) {
+          const { rows } = await replicated.reads.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM teams WHERE id = $1",
+            ["t1"],
+          );
+          expect(rows).toEqual([{ n: 1 }]);
+        }
+        expect(replicated.replica?.breaker.state).toBe("open");
+        expect(replicated.replica?.fallbacksTotal).toBe(3);
+        // The primary's own breaker saw nothing of it.
+        expect(replicated.breaker.state).toBe("closed");
+      } finally {
+        await replicated.close();
+      }
+    });
+
+    it("retries a query cancelled by replication on the primary, and not a slow one", async () => {
+      const replicated = createDatabase({ url: testDb.url, readUrl: testDb.url, statementTimeoutMs: 200 });
+      try {
+        await expect(replicated.reads.query("SELECT pg_sleep(1)", [])).rejects.toMatchObject({ code: "57014" });
+        expect(replicated.replica?.fallbacksTotal).toBe(0);
+        // A recovery conflict is SQLSTATE 40001; this one is raised on both, so the primary's error surfaces.
+        const conflict = "DO $$ BEGIN RAISE EXCEPTION 'conflict with recovery' USING ERRCODE = '40001'; END $$";
+        await expect(replicated.reads.query(conflict, [])).rejects.toMatchObject({ code: "40001" });
+        expect(replicated.replica?.fallbacksTotal).toBe(1);
+      } finally {
+        await replicated.close();
+      }
+    });
+  });
 });

@@ -1,8 +1,17 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Client, type ClientConfig, Pool, type PoolClient, type PoolConfig } from "pg";
+import {
+  Client,
+  type ClientConfig,
+  Pool,
+  type PoolClient,
+  type PoolConfig,
+  type QueryResult,
+  type QueryResultRow,
+} from "pg";
 import { CircuitBreaker } from "./circuit-breaker";
-import { PoolSaturatedError } from "./errors";
+import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
+import type { Queryable } from "./lists/team-list";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
 
@@ -28,6 +37,20 @@ export interface DatabaseOptions {
   breakerReportMs?: number;
   /** Called with errors of idle pooled connections (for example when the server goes away). */
   onIdleError?: (error: Error) => void;
+  /**
+   * A streaming replica of `url`: `reads` go there, through a second pool with the same limits,
+   * timeouts and a circuit breaker of its own. Unset: `reads` is the primary's pool.
+   */
+  readUrl?: string;
+}
+
+/** The replica's pool, when there is one. */
+export interface ReadReplica {
+  pool: Pool;
+  /** Opens while the replica cannot be connected to; reads then go to the primary. */
+  breaker: CircuitBreaker;
+  /** Reads the primary served because the replica could not, since the start. */
+  readonly fallbacksTotal: number;
 }
 
 /** Told the duration (seconds) and outcome of every query the pool's connections run. */
@@ -40,6 +63,13 @@ export interface Database {
   observeQueries(observer: QueryObserver): () => void;
   /** Opens while the server cannot be connected to; the pool then refuses at once (CircuitOpenError). */
   breaker: CircuitBreaker;
+  /**
+   * Where reads that may lag the primary a little go (the list pages): the replica when there
+   * is one, falling back to the primary for each read the replica cannot serve (unreachable,
+   * its breaker open, or a query cancelled by replication); otherwise the primary's pool.
+   */
+  reads: Queryable;
+  replica: ReadReplica | undefined;
   close(): Promise<void>;
 }
 
@@ -66,19 +96,97 @@ export function sessionSettingsSql(options: Pick<DatabaseOptions, "statementTime
  * One node-postgres pool behind the Prisma client (through the pg driver adapter), so that the
  * service, the seed app and the tests share every connection setting and every code path. A
  * circuit breaker watches the pool's connection attempts: while the server is known to be down,
- * queries fail at once instead of each trying (and waiting for) a new connection.
+ * queries fail at once instead of each trying (and waiting for) a new connection. With
+ * `readUrl`, a second pool of the same making serves `reads` (see ReplicaReads).
  */
 export function createDatabase(options: DatabaseOptions): Database {
+  // Observers of every query of both pools (the query-duration metric).
+  const observers = new Set<QueryObserver>();
+  const { pool, breaker } = openPool(options.url, "the database", options, observers);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const replica =
+    options.readUrl === undefined
+      ? undefined
+      : new ReplicaReads(openPool(options.readUrl, "the read replica", options, observers), pool);
+  let closed = false;
+  return {
+    prisma,
+    pool,
+    breaker,
+    reads: replica ?? pool,
+    replica,
+    observeQueries(observer) {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      breaker.stop();
+      replica?.breaker.stop();
+      await prisma.$disconnect();
+      if (!pool.ended) await pool.end();
+      if (replica !== undefined && !replica.pool.ended) await replica.pool.end();
+    },
+  };
+}
+
+/** SQLSTATE serialization_failure: on a replica, a query cancelled by a conflict with recovery. */
+const RECOVERY_CONFLICT = "40001";
+
+/**
+ * Reads from the replica; a read it cannot serve (unreachable, its breaker open, or cancelled by
+ * replication) is sent to the primary instead, so a lost replica costs freshness, not answers.
+ * A busy replica (saturated) is not a reason: moving its load to the primary would spread it.
+ */
+class ReplicaReads implements Queryable, ReadReplica {
+  readonly pool: Pool;
+  readonly breaker: CircuitBreaker;
+  fallbacksTotal = 0;
+
+  constructor(
+    replica: { pool: Pool; breaker: CircuitBreaker },
+    private readonly primary: Pool,
+  ) {
+    ({ pool: this.pool, breaker: this.breaker } = replica);
+  }
+
+  async query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>> {
+    if (this.breaker.state === "closed") {
+      try {
+        return await this.pool.query<Row>(text, values);
+      } catch (error) {
+        const failure = databaseFailure(error);
+        const conflict = (error as { code?: unknown }).code === RECOVERY_CONFLICT;
+        if (!conflict && failure !== "unreachable" && failure !== "circuit-open") throw error;
+      }
+    }
+    this.fallbacksTotal += 1;
+    return this.primary.query<Row>(text, values);
+  }
+}
+
+/** A pool of `url` with its circuit breaker, the session settings and the connect bounds of `options`. */
+function openPool(
+  url: string,
+  resource: string,
+  options: DatabaseOptions,
+  observers: Set<QueryObserver>,
+): { pool: Pool; breaker: CircuitBreaker } {
+  const observe = (started: number, failed: boolean) => {
+    const seconds = (performance.now() - started) / 1_000;
+    for (const observer of observers) observer(seconds, failed);
+  };
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
   const connection: ClientConfig = {
-    connectionString: options.url,
+    connectionString: url,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
     // Client-side bound as well, which needs nothing from the server or a pooler in between: a
     // server that stops answering (no RST) must not hang a request.
     query_timeout: statementTimeoutMs + 1_000,
     application_name: "community-team",
   };
-  const breaker = new CircuitBreaker("the database", {
+  const breaker = new CircuitBreaker(resource, {
     threshold: options.breakerThreshold ?? 3,
     probeIntervalMs: options.breakerProbeMs ?? 1_000,
     reportIntervalMs: options.breakerReportMs,
@@ -93,12 +201,6 @@ export function createDatabase(options: DatabaseOptions): Database {
       }
     },
   });
-
-  const observers = new Set<QueryObserver>();
-  const observe = (started: number, failed: boolean) => {
-    const seconds = (performance.now() - started) / 1_000;
-    for (const observer of observers) observer(seconds, failed);
-  };
 
   /** Reports every connection attempt of the pool to the breaker, and times every query. */
   class WatchedClient extends Client {
@@ -201,22 +303,5 @@ export function createDatabase(options: DatabaseOptions): Database {
     return undefined;
   }) as Pool["connect"];
 
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  let closed = false;
-  return {
-    prisma,
-    pool,
-    breaker,
-    observeQueries(observer) {
-      observers.add(observer);
-      return () => observers.delete(observer);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      breaker.stop();
-      await prisma.$disconnect();
-      if (!pool.ended) await pool.end();
-    },
-  };
+  return { pool, breaker };
 }

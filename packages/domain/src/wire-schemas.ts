@@ -168,7 +168,9 @@ export const problemSchema = z
     instance: z
       .string()
       .meta({ format: "uri-reference", examples: ["/v1/me/community/team/guides?per_page=500"] })
-      .describe("The path and query of the request."),
+      .describe(
+        "The path of the request with its page and per_page parameters, never any other query parameter; `*` when the request head could not be read.",
+      ),
     errors: z.array(parameterErrorSchema).min(1).optional().describe("Every invalid query parameter (400 only)."),
     checks: healthIndicators.optional().describe("The result of each readiness check (503 of /health/ready only)."),
   })

@@ -32,9 +32,10 @@ export interface PreparedDatabase {
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
 
-function open(config: AppConfig, url: string, poolMax: number, logger: Logger): Database {
+function open(config: AppConfig, url: string, poolMax: number, logger: Logger, readUrl?: string): Database {
   return createDatabase({
     url,
+    readUrl,
     poolMax,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
@@ -92,7 +93,7 @@ async function waitForDatabase(database: Database, logger: Logger, stopped: () =
  */
 export async function prepareDatabase(config: AppConfig, logger: Logger): Promise<PreparedDatabase> {
   if (config.databaseUrl !== undefined) {
-    const database = open(config, config.databaseUrl, config.dbPoolMax, logger);
+    const database = open(config, config.databaseUrl, config.dbPoolMax, logger, config.databaseReadUrl);
     let closed = false;
     const close = () => {
       closed = true;

@@ -4,7 +4,7 @@ import { ProblemFilter } from "./problem.filter";
 import { InsufficientScopeException, InvalidQueryException, MethodNotAllowedException } from "./problems";
 
 /** A fake Express response that records what the filter writes. */
-function fakeHost(method = "GET", url = "/v1/me/community/team/events?x=1") {
+function fakeHost(method = "GET", url = "/v1/me/community/team/events?page=x&access_token=secret") {
   const written: { status?: number; headers: Record<string, string>; type?: string; body?: string } = { headers: {} };
   const response = {
     headersSent: false,
@@ -51,7 +51,7 @@ describe(ProblemFilter.name, () => {
       title: "Invalid query parameter",
       status: 400,
       detail: "page must be an integer",
-      instance: "/v1/me/community/team/events?x=1",
+      instance: "/v1/me/community/team/events?page=x",
       errors: [{ parameter: "page", message: "must be an integer" }],
     });
   });

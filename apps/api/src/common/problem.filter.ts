@@ -3,6 +3,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject,
 import type { Request, Response } from "express";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { logRequestAtDebug } from "../logging/request-log-level";
+import { problemInstance } from "./problem-instance";
 import {
   InternalProblemException,
   NotFoundProblemException,
@@ -10,6 +11,8 @@ import {
   type ProblemName,
   ServiceUnavailableException,
 } from "./problems";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8";
 
 /** The problems of the framework's own errors (unknown routes, unreadable requests), by status. */
 const FRAMEWORK_PROBLEMS: Record<number, ProblemName> = { 413: "PayloadTooLarge" };
@@ -49,15 +52,22 @@ export class ProblemFilter implements ExceptionFilter {
       response.status(problem.status).type("text/html; charset=utf-8").send(page(problem));
       return;
     }
-    const body = {
+    response
+      .status(problem.status)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(this.body(problem, problemInstance(request.originalUrl)));
+  }
+
+  /** The problem+json body of `problem`; `instance` never carries a query parameter but page and per_page. */
+  body(problem: ProblemException, instance: string): string {
+    return JSON.stringify({
       type: `${this.config.problemBaseUrl}/${problem.type}`,
       title: problem.title,
       status: problem.status,
       detail: problem.detail,
-      instance: request.originalUrl,
+      instance,
       ...problem.extensions(),
-    };
-    response.status(problem.status).type("application/problem+json; charset=utf-8").send(JSON.stringify(body));
+    });
   }
 
   private toProblem(exception: unknown, request: Request, response: Response): ProblemException {

@@ -82,8 +82,8 @@ export const PROBLEM_CATALOGUE = {
     type: "bad-request",
     status: 400,
     title: "Bad request",
-    docs: "The framework could not read the request.",
-    example: { detail: "Bad Request" },
+    docs: "The request could not be read: not valid HTTP/1.1 (the connection is then closed), or refused by the framework.",
+    example: { detail: "The request is not valid HTTP/1.1: Invalid header value char" },
   },
   Unauthorized: {
     type: "unauthorized",
@@ -146,6 +146,20 @@ export const PROBLEM_CATALOGUE = {
     title: "Payload too large",
     docs: "The request declares a body larger than BODY_LIMIT_BYTES (no endpoint takes a body).",
     example: { detail: "Request bodies are limited to 102400 bytes" },
+  },
+  RequestTimeout: {
+    type: "request-timeout",
+    status: 408,
+    title: "Request timeout",
+    docs: "The client did not send a complete request head within HTTP_HEADERS_TIMEOUT_MS; the connection is closed.",
+    example: { detail: "The request head did not arrive within 66000 ms", instance: "*" },
+  },
+  RequestHeaderTooLarge: {
+    type: "request-header-too-large",
+    status: 431,
+    title: "Request header fields too large",
+    docs: "The request line and headers together exceed HTTP_MAX_HEADER_BYTES (16 KiB): a very long query string or token. The connection is closed.",
+    example: { detail: "The request line and headers are limited to 16384 bytes", instance: "*" },
   },
   RateLimited: {
     type: "rate-limited",
@@ -344,6 +358,28 @@ export class RequestTimeoutException extends ProblemException {
 export class PayloadTooLargeException extends ProblemException {
   constructor(limitBytes: number) {
     super("PayloadTooLarge", `Request bodies are limited to ${limitBytes} bytes`);
+  }
+}
+
+/**
+ * A request head that Node's HTTP parser refused before any request existed (answered on the
+ * socket itself: see security/request-head.ts).
+ */
+export class RequestHeaderTooLargeException extends ProblemException {
+  constructor(limitBytes: number) {
+    super("RequestHeaderTooLarge", `The request line and headers are limited to ${limitBytes} bytes`);
+  }
+}
+
+export class MalformedRequestException extends ProblemException {
+  constructor(reason: string) {
+    super("BadRequest", `The request is not valid HTTP/1.1: ${reason}`);
+  }
+}
+
+export class RequestHeadTimeoutException extends ProblemException {
+  constructor(timeoutMs: number) {
+    super("RequestTimeout", `The request head did not arrive within ${timeoutMs} ms`);
   }
 }
 

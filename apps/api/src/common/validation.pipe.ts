@@ -5,6 +5,7 @@ import {
   ValidationPipe,
   type ValidationPipeOptions,
 } from "@nestjs/common";
+import { getMetadataStorage } from "class-validator";
 import { InvalidFormException, InvalidQueryException, type ParameterError } from "./problems";
 
 const options = (problem: (errors: ParameterError[]) => Error): ValidationPipeOptions => ({
@@ -21,9 +22,61 @@ const options = (problem: (errors: ParameterError[]) => Error): ValidationPipeOp
     ),
 });
 
-/** Validates a query DTO; an invalid one is an invalid-query problem naming every bad parameter. */
+/** The parameters a DTO declares (those with a class-validator decorator). */
+function declaredParameters(metatype: ArgumentMetadata["metatype"]): Set<string> {
+  if (metatype === undefined) return new Set();
+  return new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(metatype, "", true, false)
+      .map((metadata) => metadata.propertyName),
+  );
+}
+
+/**
+ * A declared parameter sent in bracket form (`page[]=1`, `page[a]=1`): node:querystring keeps the
+ * name as sent, so whitelisting would silently drop it and answer as if it were absent, while
+ * the client asked for something. It is an invalid-query error naming the parameter.
+ */
+function bracketedParameters(query: unknown, declared: Set<string>): ParameterError[] {
+  if (typeof query !== "object" || query === null) return [];
+  const named = new Set<string>();
+  for (const key of Object.keys(query)) {
+    const bracket = key.indexOf("[");
+    if (bracket > 0 && declared.has(key.slice(0, bracket))) named.add(key.slice(0, bracket));
+  }
+  return [...named].map((parameter) => ({
+    parameter,
+    message: `must be given as ${parameter}=<value>, without brackets`,
+  }));
+}
+
+/**
+ * Validates a query DTO; an invalid one is an invalid-query problem naming every bad parameter,
+ * including a declared parameter sent in bracket form.
+ */
+class QueryValidationPipe extends ValidationPipe {
+  constructor() {
+    super(options((errors) => new InvalidQueryException(errors)));
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const bracketed = bracketedParameters(value, declaredParameters(metadata.metatype));
+    let invalid: ParameterError[] = [];
+    try {
+      const query = await super.transform(value, metadata);
+      if (bracketed.length === 0) return query;
+    } catch (error) {
+      if (!(error instanceof InvalidQueryException) || bracketed.length === 0) throw error;
+      invalid = error.errors;
+    }
+    // One error per parameter: a value that is invalid already says so.
+    const named = new Set(invalid.map((error) => error.parameter));
+    throw new InvalidQueryException([...invalid, ...bracketed.filter((error) => !named.has(error.parameter))]);
+  }
+}
+
 export function createQueryValidationPipe(): ValidationPipe {
-  return new ValidationPipe(options((errors) => new InvalidQueryException(errors)));
+  return new QueryValidationPipe();
 }
 
 /**

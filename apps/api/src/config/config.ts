@@ -30,24 +30,25 @@ const boolean = (name: string, fallback: boolean) =>
       return z.NEVER;
     });
 
-const postgresUrl = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (raw === undefined || raw === "") return undefined;
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "DATABASE_URL must be a postgresql:// URL" });
-      return z.NEVER;
-    }
-    if (url.protocol !== "postgresql:" && url.protocol !== "postgres:") {
-      ctx.addIssue({ code: "custom", message: `DATABASE_URL must use postgresql://, got ${url.protocol}//` });
-      return z.NEVER;
-    }
-    return raw;
-  });
+const postgresUrl = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === "") return undefined;
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        ctx.addIssue({ code: "custom", message: `${name} must be a postgresql:// URL` });
+        return z.NEVER;
+      }
+      if (url.protocol !== "postgresql:" && url.protocol !== "postgres:") {
+        ctx.addIssue({ code: "custom", message: `${name} must use postgresql://, got ${url.protocol}//` });
+        return z.NEVER;
+      }
+      return raw;
+    });
 
 const httpUrl = (name: string, fallback: string) =>
   z
@@ -251,7 +252,8 @@ export const EnvSchema = z.object({
     .string()
     .optional()
     .transform((v) => v || "0.0.0.0"),
-  DATABASE_URL: postgresUrl,
+  DATABASE_URL: postgresUrl("DATABASE_URL"),
+  DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
   EMBEDDED_DATA_DIR: z
     .string()
     .optional()
@@ -292,6 +294,8 @@ export const EnvSchema = z.object({
   // Longer than the idle timeouts of common load balancers (AWS ALB 60 s), so the balancer closes first.
   HTTP_KEEP_ALIVE_TIMEOUT_MS: integer("HTTP_KEEP_ALIVE_TIMEOUT_MS", 1_000, 300_000, 65_000),
   HTTP_HEADERS_TIMEOUT_MS: integer("HTTP_HEADERS_TIMEOUT_MS", 1_000, 300_000, 66_000),
+  // Node's own default (16 KiB): the request line and every header together.
+  HTTP_MAX_HEADER_BYTES: integer("HTTP_MAX_HEADER_BYTES", 1_024, 1_048_576, 16_384),
   REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 100, 600_000, 15_000),
   BODY_LIMIT_BYTES: integer("BODY_LIMIT_BYTES", 0, 104_857_600, 102_400),
   CORS_ORIGINS: corsOrigins,
@@ -303,6 +307,8 @@ export interface AppConfig {
   host: string;
   /** Unset: the embedded PostgreSQL (PGlite) in `embeddedDataDir`. */
   databaseUrl: string | undefined;
+  /** Set: list pages are read from this database (a streaming replica of databaseUrl's). */
+  databaseReadUrl: string | undefined;
   embeddedDataDir: string;
   embeddedSeedDemo: boolean;
   dbPoolMax: number;
@@ -337,6 +343,8 @@ export interface AppConfig {
   httpKeepAliveTimeoutMs: number;
   /** How long a client may take to send request headers; greater than httpKeepAliveTimeoutMs. */
   httpHeadersTimeoutMs: number;
+  /** Largest request head (request line and headers) read; a larger one gets 431. */
+  httpMaxHeaderBytes: number;
   requestTimeoutMs: number;
   bodyLimitBytes: number;
   /** Empty: CORS off (no Access-Control-* headers). */
@@ -418,6 +426,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (e.OAUTH_JWKS_URI !== undefined && e.OAUTH_ISSUER === undefined) {
     throw new ConfigError(["OAUTH_JWKS_URI needs OAUTH_ISSUER and OAUTH_AUDIENCE"]);
   }
+  if (e.DATABASE_READ_URL !== undefined && e.DATABASE_URL === undefined) {
+    throw new ConfigError(["DATABASE_READ_URL needs DATABASE_URL: it names a replica of that database"]);
+  }
   if (e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
     throw new ConfigError([
       `HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS (${e.HTTP_KEEP_ALIVE_TIMEOUT_MS}), or a reused connection can be cut while its next request's headers arrive`,
@@ -428,6 +439,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseReadUrl: e.DATABASE_READ_URL,
     embeddedDataDir: e.EMBEDDED_DATA_DIR,
     embeddedSeedDemo: e.EMBEDDED_SEED_DEMO,
     dbPoolMax: e.DB_POOL_MAX,
@@ -468,6 +480,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     httpHeadersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+    httpMaxHeaderBytes: e.HTTP_MAX_HEADER_BYTES,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     corsOrigins: e.CORS_ORIGINS,

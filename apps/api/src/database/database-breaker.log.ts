@@ -20,13 +20,23 @@ export class DatabaseBreakerLog implements OnModuleInit, OnModuleDestroy {
       `the database is still unreachable: refused ${count} request(s) in ${Math.round(intervalMs / 1000)} s`,
     );
 
+  // The replica's breaker refuses nothing: its reads go to the primary while it is open.
+  private readonly onReplicaOpen = (error: Error) =>
+    this.logger.warn(
+      `the read replica is unreachable (${error.message}): reading lists from the primary until a background probe connects`,
+    );
+  private readonly onReplicaClose = (downMs: number) =>
+    this.logger.log(`the read replica answers again after ${Math.round(downMs / 1000)} s: reading lists from it`);
+
   constructor(@Inject(DATABASE) private readonly database: Database) {}
 
   onModuleInit(): void {
     this.database.breaker.on("open", this.onOpen).on("close", this.onClose).on("refused", this.onRefused);
+    this.database.replica?.breaker.on("open", this.onReplicaOpen).on("close", this.onReplicaClose);
   }
 
   onModuleDestroy(): void {
     this.database.breaker.off("open", this.onOpen).off("close", this.onClose).off("refused", this.onRefused);
+    this.database.replica?.breaker.off("open", this.onReplicaOpen).off("close", this.onReplicaClose);
   }
 }

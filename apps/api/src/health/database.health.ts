@@ -41,4 +41,25 @@ export class DatabaseHealthIndicator {
     }
     return indicator.up();
   }
+
+  /** Whether DATABASE_READ_URL names a replica (without it there is nothing to check). */
+  get hasReplica(): boolean {
+    return this.database.replica !== undefined;
+  }
+
+  /**
+   * The read replica never fails readiness: while it is unreachable, list pages are read from the
+   * primary (state `fallback`), which serves them as before, only without the replica's relief.
+   * Its state comes from its circuit breaker, so the probe adds no query of its own.
+   */
+  checkReplica(key: string) {
+    const indicator = this.health.check(key);
+    if (this.database.replica?.breaker.state === "open") {
+      return indicator.up({
+        state: "fallback",
+        message: "the read replica is unreachable: lists are read from the primary",
+      });
+    }
+    return indicator.up({ state: "ok" });
+  }
 }

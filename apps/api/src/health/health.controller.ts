@@ -29,8 +29,8 @@ export class HealthController {
   /**
    * Readiness: route traffic here only while the database is reachable and migrated, and the
    * server is not draining. The database check reports a saturated pool as up (state
-   * `saturated`), and the redis check (with REDIS_URL) reports `degraded` without failing: see
-   * docs/operations.md.
+   * `saturated`), the replica check (with DATABASE_READ_URL) `fallback` and the redis check (with
+   * REDIS_URL) `degraded`, without failing: see docs/operations.md.
    */
   @Get("ready")
   @HealthCheck()
@@ -41,6 +41,7 @@ export class HealthController {
       });
     }
     const checks: HealthIndicatorFunction[] = [() => this.database.check("database")];
+    if (this.database.hasReplica) checks.push(() => this.database.checkReplica("replica"));
     if (this.redis.configured) checks.push(() => this.redis.check("redis"));
     try {
       return await this.health.check(checks);

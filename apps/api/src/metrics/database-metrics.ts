@@ -45,6 +45,24 @@ export function instrumentDatabase(database: Database, metrics: MetricsService):
     },
   });
 
+  const { replica } = database;
+  if (replica !== undefined) {
+    poolGauge(
+      "db_replica_circuit_open",
+      "1 while the read replica's circuit breaker is open (list pages are then read from the primary)",
+      () => (replica.breaker.state === "open" ? 1 : 0),
+    );
+    new Counter({
+      name: "db_replica_fallback_reads_total",
+      help: "List reads the primary served because the read replica could not (unreachable, breaker open, recovery conflict)",
+      registers: [metrics.registry],
+      collect() {
+        this.reset();
+        this.inc(replica.fallbacksTotal);
+      },
+    });
+  }
+
   return database.observeQueries((seconds, failed) =>
     metrics.dbQueryDuration.observe({ outcome: failed ? "error" : "ok" }, seconds),
   );

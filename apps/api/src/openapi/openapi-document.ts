@@ -65,13 +65,23 @@ const PROBLEMS_OF_A_LIST: ProblemName[] = [
   "NoCommunityTeam",
   "NotAcceptable",
   "PayloadTooLarge",
+  "RequestTimeout",
+  "RequestHeaderTooLarge",
   "RateLimited",
   "Internal",
   "Unavailable",
 ];
 
-/** Every path answers these when the request is refused before its handler, or fails. */
-const PROBLEMS_OF_EVERY_PATH: ProblemName[] = ["PayloadTooLarge", "Internal"];
+/**
+ * Every path answers these when the request is refused before its handler, or fails. (A head
+ * that is not HTTP at all gets a bad-request problem before any path is known: see BadRequest.)
+ */
+const PROBLEMS_OF_EVERY_PATH: ProblemName[] = [
+  "PayloadTooLarge",
+  "RequestTimeout",
+  "RequestHeaderTooLarge",
+  "Internal",
+];
 
 /** Answered on any path: unknown paths, and other methods than GET and HEAD on a list path. */
 const PROBLEMS_OF_NO_OPERATION: ProblemName[] = ["NotFound", "MethodNotAllowed"];
@@ -196,7 +206,9 @@ export function buildOpenApiDocument(): Json {
         "Every error is an RFC 9457 problem (application/problem+json). Any method other than GET and HEAD on a " +
         "list path is answered with the MethodNotAllowed response (a declared body over the limit gets PayloadTooLarge " +
         "first; a CORS preflight from an allowed origin gets 204 when CORS_ORIGINS is set); an unknown path with the " +
-        `NotFound response (type not-found). Demo token: \`${DEMO_TOKENS.runners.token}\` (Authorize, bearer).`,
+        "NotFound response (type not-found). A request head that is not valid HTTP/1.1 gets the BadRequest response " +
+        "and one larger than HTTP_MAX_HEADER_BYTES the RequestHeaderTooLarge response, before any path is read. " +
+        `Demo token: \`${DEMO_TOKENS.runners.token}\` (Authorize, bearer).`,
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
@@ -236,6 +248,7 @@ export function buildOpenApiDocument(): Json {
         ...PROBLEMS_OF_A_LIST,
         ...PROBLEMS_OF_EVERY_PATH,
         ...PROBLEMS_OF_NO_OPERATION,
+        "BadRequest",
         "NotReady",
         "MetricsUnauthorized",
       ]),

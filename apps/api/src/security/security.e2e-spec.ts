@@ -69,6 +69,21 @@ describe("security headers, body limit, request timeout and CORS (defaults)", ()
     expect((await request(e2e.server).get(EVENTS).set(bearer)).status).toBe(200);
   });
 
+  it.each([
+    ["a 401", "get", `${EVENTS}?access_token=query-secret`, {}, 401, EVENTS],
+    ["a 400", "get", `${EVENTS}?access_token=query-secret&page=0&client_secret=s`, bearer, 400, `${EVENTS}?page=0`],
+    ["a 404", "get", "/nowhere?access_token=query-secret", {}, 404, "/nowhere"],
+    ["a 405", "delete", `${GUIDES}?id_token_hint=query-secret&per_page=5`, {}, 405, `${GUIDES}?per_page=5`],
+  ] as const)(
+    "never echoes a credential of the query string in %s",
+    async (_case, method, url, headers, status, instance) => {
+      const response = await request(e2e.server)[method](url).set(headers);
+      expect(response.status).toBe(status);
+      expect(response.text).not.toContain("secret");
+      expect(response.body.instance).toBe(instance);
+    },
+  );
+
   it("sends no CORS headers when CORS_ORIGINS is not set", async () => {
     const response = await request(e2e.server).get(EVENTS).set(bearer).set("Origin", "https://app.example.com");
     expect(response.status).toBe(200);

@@ -61,6 +61,9 @@ describe("ListQueryDto validation", () => {
     [{ page: "" }, "page", "must be an integer between 1 and 2147483647"],
     [{ page: "1e2" }, "page", "must be an integer between 1 and 2147483647"],
     [{ page: ["1", "2"] }, "page", "must be given at most once"],
+    [{ "page[]": "1" }, "page", "must be given as page=<value>, without brackets"],
+    [{ "per_page[a]": "1", "per_page[b]": "2" }, "per_page", "must be given as per_page=<value>, without brackets"],
+    [{ page: "x", "page[]": "1" }, "page", "must be an integer between 1 and 2147483647"],
   ])("rejects %j naming %s", async (query, parameter, message) => {
     const error = await rejection(query);
     expect(error.errors).toEqual([{ parameter, message }]);
@@ -70,6 +73,15 @@ describe("ListQueryDto validation", () => {
   it("lists every invalid parameter at once", async () => {
     const error = await rejection({ page: "-1", per_page: "abc" });
     expect(error.errors.map((e) => e.parameter).sort()).toEqual(["page", "per_page"]);
+  });
+
+  it("names a bracketed parameter beside an invalid one, and ignores unknown bracketed ones", async () => {
+    const error = await rejection({ "page[]": "1", per_page: "0", "sort[]": "name" });
+    expect(error.errors).toEqual([
+      { parameter: "per_page", message: "must be an integer between 1 and 100" },
+      { parameter: "page", message: "must be given as page=<value>, without brackets" },
+    ]);
+    expect(toPageRequest(await validate({ "sort[]": "name", "[page]": "2" }))).toEqual({ page: 1, perPage: 100 });
   });
 
   it("refuses to convert a query that skipped validation", () => {

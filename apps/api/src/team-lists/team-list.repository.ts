@@ -8,14 +8,15 @@ import {
 } from "@community/db/lists";
 
 /**
- * The only place that reads a team list: one statement per page on the pool, seeking from cached
- * page boundaries on deep pages (see TeamListReader in @community/db/lists).
+ * The only place that reads a team list: one statement per page on the read pool (the replica
+ * with DATABASE_READ_URL, else the primary), seeking from cached page boundaries on deep pages
+ * (see TeamListReader in @community/db/lists).
  */
 export class TeamListRepository<Item> {
   private constructor(private readonly pages: TeamListPages<Item>) {}
 
   static of<Row extends { id: string }, Item>(database: Database, list: TeamList<Row, Item>): TeamListRepository<Item> {
-    return new TeamListRepository(new TeamListReader(database.pool, list));
+    return new TeamListRepository(new TeamListReader(database.reads, list));
   }
 
   /**

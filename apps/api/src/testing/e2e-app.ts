@@ -42,9 +42,11 @@ async function boot(
   fixture: FixtureFile | undefined,
   config: AppConfig,
   logDestination?: DestinationStream,
+  readUrl?: string,
 ) {
   const database = createDatabase({
     url,
+    readUrl,
     poolMax,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
@@ -68,13 +70,26 @@ async function boot(
 export async function startE2eApp(
   backend: Backend,
   fixture?: FixtureFile,
-  options: { env?: NodeJS.ProcessEnv; rewriteUrl?: (url: string) => string; logDestination?: DestinationStream } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    rewriteUrl?: (url: string) => string;
+    /** The read replica's URL (DATABASE_READ_URL), made from the suite's database URL. */
+    readUrl?: (url: string) => string;
+    logDestination?: DestinationStream;
+  } = {},
 ): Promise<E2eApp> {
   const config = testConfig(options.env);
   if (backend === "postgres") {
     const testDb = await createTestDatabase("api");
     const url = options.rewriteUrl ? options.rewriteUrl(testDb.url) : testDb.url;
-    const { app, database, server } = await boot(url, 4, fixture, config, options.logDestination);
+    const { app, database, server } = await boot(
+      url,
+      4,
+      fixture,
+      config,
+      options.logDestination,
+      options.readUrl?.(testDb.url),
+    );
     return {
       app,
       server,

@@ -11,6 +11,10 @@ export class TcpProxy {
   private readonly held: net.Socket[] = [];
   /** Connections accepted since the start (each one a connection attempt of the client). */
   accepted = 0;
+  /** Bytes the clients sent towards the database since the start. */
+  bytesSent = 0;
+  /** Called with every chunk a client sends towards the database (to see which queries went this way). */
+  onSent: ((chunk: Buffer) => void) | undefined;
   port = 0;
 
   constructor(
@@ -64,6 +68,10 @@ export class TcpProxy {
         upstream.destroy();
       });
     }
+    client.on("data", (chunk: Buffer) => {
+      this.bytesSent += chunk.length;
+      this.onSent?.(chunk);
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     if (this.frozen) {

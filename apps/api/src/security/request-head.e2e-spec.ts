@@ -1,0 +1,142 @@
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
+import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+
+const EVENTS = "/v1/me/community/team/events";
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The server closed the connection after answering. */
+  closed: boolean;
+}
+
+/** Sends `head` as raw bytes (no client-side checks) and reads the answer until the server closes. */
+function sendRaw(port: number, head: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(parse(false));
+    }, 5_000);
+    function parse(closed: boolean): RawResponse {
+      const text = Buffer.concat(chunks).toString("latin1");
+      const [top = "", ...rest] = text.split("\r\n\r\n");
+      const [statusLine = "", ...lines] = top.split("\r\n");
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      );
+      return { status: Number(statusLine.split(" ")[1]), headers, body: rest.join("\r\n\r\n"), closed };
+    }
+    socket.on("data", (chunk) => chunks.push(chunk));
+    // The server may close while the rest of an over-long head is still being sent.
+    socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" ? undefined : reject(error)));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(parse(true));
+    });
+    socket.write(head);
+  });
+}
+
+function expectHeadProblem(response: RawResponse, status: number, typeSuffix: string): Record<string, unknown> {
+  expect(response.status).toBe(status);
+  expect(response.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+  expect(response.headers.connection).toBe("close");
+  expect(Number(response.headers["content-length"])).toBe(Buffer.byteLength(response.body));
+  expect(response.closed).toBe(true);
+  const body = JSON.parse(response.body) as Record<string, unknown>;
+  expect(body.type).toMatch(new RegExp(`^https?://.+/problems/${typeSuffix}$`));
+  expect(body.status).toBe(status);
+  expect(typeof body.title).toBe("string");
+  expect(typeof body.detail).toBe("string");
+  expect(typeof body.instance).toBe("string");
+  expect(body).not.toHaveProperty("stack");
+  return body;
+}
+
+const get = (target: string, headers: string[] = []) =>
+  [`GET ${target} HTTP/1.1`, "Host: localhost", ...headers, "", ""].join("\r\n");
+
+describe("request heads the HTTP parser refuses (defaults)", () => {
+  let e2e: E2eApp;
+  let port: number;
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres", contractFixture());
+    await e2e.app.listen(0, "127.0.0.1");
+    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it("answers a 64 KiB query string with a 431 problem, without echoing the query", async () => {
+    const secret = "q".repeat(64 * 1024);
+    const response = await sendRaw(
+      port,
+      get(`${EVENTS}?access_token=${secret}`, [`Authorization: Bearer ${TOKENS.runner}`]),
+    );
+    const body = expectHeadProblem(response, 431, "request-header-too-large");
+    expect(body.detail).toBe("The request line and headers are limited to 16384 bytes");
+    expect(response.body).not.toContain("qqqq");
+    expect(response.body).not.toContain(TOKENS.runner);
+  });
+
+  it("answers a 20 KiB bearer token with a 431 problem", async () => {
+    const response = await sendRaw(port, get(EVENTS, [`Authorization: Bearer ${"t".repeat(20 * 1024)}`]));
+    const body = expectHeadProblem(response, 431, "request-header-too-large");
+    // The parser gave up before a request could be read: the problem names no path.
+    expect(body.instance).toBe("*");
+  });
+
+  it.each([
+    ["a request line that is not HTTP", "GARBAGE\r\n\r\n"],
+    ["a header name with a space", get(EVENTS, ["Bad Header: x"])],
+    ["a control character in a header value", get(EVENTS, ["X-Note: a\u0001b"])],
+    ["a Content-Length that is not a number", get(EVENTS, ["Content-Length: ten"])],
+    ["both Content-Length and chunked", get(EVENTS, ["Content-Length: 3", "Transfer-Encoding: chunked"])],
+  ])("answers %s with a 400 bad-request problem", async (_case, head) => {
+    const body = expectHeadProblem(await sendRaw(port, head), 400, "bad-request");
+    expect(body.detail).toMatch(/^The request is not valid HTTP\/1\.1: /);
+  });
+
+  it("still serves a head just under the limit", async () => {
+    const response = await sendRaw(
+      port,
+      get(EVENTS, [
+        `Authorization: Bearer ${TOKENS.runner}`,
+        `X-Padding: ${"p".repeat(15 * 1024)}`,
+        "Connection: close",
+      ]),
+    );
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("request heads with HTTP_MAX_HEADER_BYTES", () => {
+  let e2e: E2eApp;
+  let port: number;
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres", contractFixture(), { env: { HTTP_MAX_HEADER_BYTES: "4096" } });
+    await e2e.app.listen(0, "127.0.0.1");
+    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it("takes the limit from HTTP_MAX_HEADER_BYTES", async () => {
+    const response = await sendRaw(port, get(EVENTS, [`X-Padding: ${"p".repeat(5 * 1024)}`]));
+    const body = expectHeadProblem(response, 431, "request-header-too-large");
+    expect(body.detail).toBe("The request line and headers are limited to 4096 bytes");
+    const small = await sendRaw(port, get(EVENTS, [`Authorization: Bearer ${TOKENS.runner}`, "Connection: close"]));
+    expect(small.status).toBe(200);
+  });
+});

@@ -37,7 +37,7 @@ export async function createAuthorizationServer(
   const keys = await keyRepository.loadOrCreate();
 
   const configuration: Configuration = {
-    adapter: storage.adapterClass(),
+    adapter: storage.adapterClass((description) => new errors.InvalidGrant(description)),
     jwks: { keys: keys.signing as NonNullable<Configuration["jwks"]>["keys"] },
     cookies: { keys: keys.cookies },
     clientDefaults: {

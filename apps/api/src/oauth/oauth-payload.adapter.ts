@@ -15,8 +15,11 @@ export class OAuthPayloadAdapter {
     private readonly clients: OAuthClientRepository,
   ) {}
 
-  /** The class oidc-provider instantiates per model (its `adapter` setting). */
-  adapterClass(): new (model: string) => Adapter {
+  /**
+   * The class oidc-provider instantiates per model (its `adapter` setting). `alreadyConsumed`
+   * makes the provider's own error for a code or refresh token that another request consumed.
+   */
+  adapterClass(alreadyConsumed: (description: string) => Error): new (model: string) => Adapter {
     const { payloads, clients } = this;
     return class PayloadAdapter implements Adapter {
       constructor(private readonly model: string) {}
@@ -37,8 +40,15 @@ export class OAuthPayloadAdapter {
         return payloads.findLive(this.model, { userCode });
       }
 
-      consume(id: string): Promise<void> {
-        return payloads.consume(this.model, id);
+      /**
+       * The provider reads a code (or refresh token), checks it is unconsumed, then consumes it:
+       * concurrent requests all pass the check. Only one wins the conditional update; the others
+       * are answered as a reuse (invalid_grant) and revoke the grant, as a sequential reuse does.
+       */
+      async consume(id: string): Promise<void> {
+        if (await payloads.consume(this.model, id)) return;
+        await payloads.revokeGrantOf(this.model, id);
+        throw alreadyConsumed(`${this.model} already consumed`);
       }
 
       destroy(id: string): Promise<void> {

@@ -38,8 +38,32 @@ export class OAuthPayloadRepository {
     return row.consumedAt === null ? payload : { ...payload, consumed: Math.floor(row.consumedAt.getTime() / 1000) };
   }
 
-  async consume(model: string, id: string): Promise<void> {
-    await this.database.prisma.oAuthPayload.updateMany({ where: { model, id }, data: { consumedAt: new Date() } });
+  /**
+   * Marks the payload consumed in one conditional UPDATE, so that of concurrent requests exactly
+   * one wins; false when it was consumed (or removed) already.
+   */
+  async consume(model: string, id: string): Promise<boolean> {
+    const won = await this.database.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE oauth_payloads SET consumed_at = now()
+      WHERE model = ${model} AND id = ${id} AND consumed_at IS NULL
+      RETURNING id`;
+    return won.length === 1;
+  }
+
+  /**
+   * Revokes the grant a payload belongs to: the grant itself and every code and refresh token
+   * issued under it, as oidc-provider does when a code or refresh token is used twice.
+   */
+  async revokeGrantOf(model: string, id: string): Promise<void> {
+    const row = await this.database.prisma.oAuthPayload.findUnique({
+      where: { model_id: { model, id } },
+      select: { grantId: true },
+    });
+    const grantId = row?.grantId;
+    if (grantId === null || grantId === undefined) return;
+    await this.database.prisma.oAuthPayload.deleteMany({
+      where: { OR: [{ grantId }, { model: "Grant", id: grantId }] },
+    });
   }
 
   async destroy(model: string, id: string): Promise<void> {

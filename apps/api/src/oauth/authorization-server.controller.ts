@@ -1,16 +1,19 @@
-import { All, Controller, Inject, Req, Res } from "@nestjs/common";
+import { All, Controller, Inject, Req, Res, UseGuards } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
 import type { Request, Response } from "express";
 import { OAUTH_PREFIX, OIDC_PROVIDER } from "./authorization-server";
+import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
 import type { Provider } from "./oidc-provider.types";
 
 /**
  * Every other route under /oauth (discovery, authorize, token, revocation, JWKS) is the provider's
  * own: handed to it as if it were mounted on /oauth, which is where it reads its mount path from.
- * Registered after InteractionController, whose routes come first.
+ * Registered after InteractionController, whose routes come first. Not under the api's limiter
+ * (no bearer token to key on): the authorization and token endpoints have limits of their own.
  */
 @Controller("oauth")
 @SkipThrottle()
+@UseGuards(OAuthEndpointLimitGuard)
 export class AuthorizationServerController {
   private readonly handle: (req: Request, res: Response) => Promise<void>;
 

@@ -7,6 +7,9 @@ import { AuthorizationServerController } from "./authorization-server.controller
 import { InteractionController } from "./interaction.controller";
 import { InteractionService } from "./interaction.service";
 import { InteractionPagesMiddleware } from "./interaction-pages.middleware";
+import { LimitCounter } from "./limits/limit-counter";
+import { LoginThrottle } from "./limits/login-throttle";
+import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
 import { OAuthClientRepository } from "./oauth-client.repository";
 import { OAuthKeysModule } from "./oauth-keys.module";
 import { OAuthKeysRepository } from "./oauth-keys.repository";
@@ -27,6 +30,9 @@ import { OAuthPayloadRepository } from "./oauth-payload.repository";
     OAuthClientRepository,
     OAuthPayloadAdapter,
     InteractionService,
+    LimitCounter,
+    LoginThrottle,
+    OAuthEndpointLimitGuard,
     {
       provide: OIDC_PROVIDER,
       inject: [APP_CONFIG, OAuthKeysRepository, OAuthPayloadAdapter, UserRepository],

@@ -73,4 +73,15 @@ export class OAuthPayloadRepository {
   async revokeByGrantId(model: string, grantId: string): Promise<void> {
     await this.database.prisma.oAuthPayload.deleteMany({ where: { model, grantId } });
   }
+
+  /**
+   * Deletes up to `limit` expired rows. Rows another sweeper (replica) holds are skipped, not
+   * waited for, so concurrent sweeps neither block each other nor count a row twice.
+   */
+  deleteExpired(limit: number): Promise<number> {
+    return this.database.prisma.$executeRaw`
+      DELETE FROM oauth_payloads WHERE ctid IN (
+        SELECT ctid FROM oauth_payloads WHERE expires_at < now() LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      )`;
+  }
 }

@@ -1,5 +1,6 @@
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { MetricsModule } from "../metrics/metrics.module";
 import { UserRepository } from "../users/user.repository";
 import { UsersModule } from "../users/users.module";
 import { createAuthorizationServer, OIDC_PROVIDER } from "./authorization-server";
@@ -15,6 +16,7 @@ import { OAuthKeysModule } from "./oauth-keys.module";
 import { OAuthKeysRepository } from "./oauth-keys.repository";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import { OAuthPayloadRepository } from "./oauth-payload.repository";
+import { OAuthPayloadSweeper } from "./oauth-payload.sweeper";
 
 /**
  * The built-in authorization server (AUTH_SERVER, on by default) under /oauth of the api's own
@@ -22,13 +24,14 @@ import { OAuthPayloadRepository } from "./oauth-payload.repository";
  * routes are Nest routes, so middleware, the problem filter, metrics and logs see them.
  */
 @Module({
-  imports: [UsersModule, OAuthKeysModule],
+  imports: [UsersModule, OAuthKeysModule, MetricsModule],
   // Interaction routes first: the provider's controller takes every other path under /oauth.
   controllers: [InteractionController, AuthorizationServerController],
   providers: [
     OAuthPayloadRepository,
     OAuthClientRepository,
     OAuthPayloadAdapter,
+    OAuthPayloadSweeper,
     InteractionService,
     LimitCounter,
     LoginThrottle,

@@ -4,7 +4,7 @@ import type { AppConfig, OAuthConfig } from "../config/config";
 import type { UserRepository } from "../users/user.repository";
 import { errorPage } from "./interaction-pages";
 import type { OAuthKeysRepository } from "./oauth-keys.repository";
-import { SIGNING_ALGORITHM } from "./oauth-keys.repository";
+import { SIGNING_ALGORITHM, signingKidAt } from "./oauth-keys.repository";
 import type { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
 
@@ -38,7 +38,8 @@ export async function createAuthorizationServer(
 
   const configuration: Configuration = {
     adapter: storage.adapterClass((description) => new errors.InvalidGrant(description)),
-    jwks: { keys: keys.signing as NonNullable<Configuration["jwks"]>["keys"] },
+    // Every published key: the one signing now, one that will (rotation) and ones retiring.
+    jwks: { keys: keys.signing.map((key) => key.jwk) as NonNullable<Configuration["jwks"]>["keys"] },
     cookies: { keys: keys.cookies },
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
@@ -68,7 +69,8 @@ export async function createAuthorizationServer(
             audience: builtIn.audience,
             accessTokenTTL: oauth.accessTokenTtlSeconds,
             accessTokenFormat: "jwt",
-            jwt: { sign: { alg: SIGNING_ALGORITHM } },
+            // Chosen per token, so that a rotated key starts signing at its activation time.
+            jwt: { sign: { alg: SIGNING_ALGORITHM, kid: signingKidAt(keys.signing, new Date()) } },
           };
         },
       },

@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, hashToken } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
 import type { AdapterPayload } from "./oidc-provider.types";
@@ -51,7 +51,8 @@ export class OAuthPayloadRepository {
   }
 
   /**
-   * Revokes the grant a payload belongs to: the grant itself and every code and refresh token
+   * Revokes the grant a payload belongs to (rows are stored under the hash of their id, see
+   * OAuthPayloadAdapter): the grant itself and every code and refresh token
    * issued under it, as oidc-provider does when a code or refresh token is used twice.
    */
   async revokeGrantOf(model: string, id: string): Promise<void> {
@@ -62,7 +63,7 @@ export class OAuthPayloadRepository {
     const grantId = row?.grantId;
     if (grantId === null || grantId === undefined) return;
     await this.database.prisma.oAuthPayload.deleteMany({
-      where: { OR: [{ grantId }, { model: "Grant", id: grantId }] },
+      where: { OR: [{ grantId }, { model: "Grant", id: hashToken(grantId) }] },
     });
   }
 

@@ -3,6 +3,9 @@ import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
 import type { AdapterPayload } from "./oidc-provider.types";
 
+/** The models issued under a grant that oidc-provider revokes with it. */
+const GRANT_TOKEN_MODELS = ["AuthorizationCode", "RefreshToken", "AccessToken"] as const;
+
 export type PayloadLookup = { id: string } | { uid: string } | { userCode: string };
 
 /**
@@ -62,9 +65,11 @@ export class OAuthPayloadRepository {
     });
     const grantId = row?.grantId;
     if (grantId === null || grantId === undefined) return;
-    await this.database.prisma.oAuthPayload.deleteMany({
-      where: { OR: [{ grantId }, { model: "Grant", id: hashToken(grantId) }] },
-    });
+    // One model at a time, with the same statements as the provider's own revocation, which may
+    // run at the same time for this grant: identical deletes queue on each other instead of
+    // locking the same rows in different orders (a deadlock).
+    for (const tokenModel of GRANT_TOKEN_MODELS) await this.revokeByGrantId(tokenModel, grantId);
+    await this.destroy("Grant", hashToken(grantId));
   }
 
   async destroy(model: string, id: string): Promise<void> {

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { ConfigError, loadConfig, loadTracingConfig, WORKSPACE_ROOT } from "./config";
 
@@ -116,6 +118,10 @@ describe(loadConfig.name, () => {
       accessTokenTtlSeconds: 600,
       refreshTokenTtlSeconds: 1_209_600,
       codeTtlSeconds: 60,
+      loginLimit: { attempts: 5, windowSeconds: 60, maxLockoutSeconds: 3_600, addressMax: 30 },
+      endpointLimit: { max: 60, windowSeconds: 60 },
+      sweep: { intervalSeconds: 300, batchSize: 1_000 },
+      keyEncryptionKey: undefined,
     });
   });
 
@@ -132,6 +138,15 @@ describe(loadConfig.name, () => {
       OAUTH_ACCESS_TOKEN_TTL_SECONDS: "300",
       OAUTH_REFRESH_TOKEN_TTL_SECONDS: "3600",
       OAUTH_CODE_TTL_SECONDS: "30",
+      LOGIN_RATE_LIMIT_ATTEMPTS: "3",
+      LOGIN_RATE_LIMIT_WINDOW_SECONDS: "30",
+      LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS: "600",
+      LOGIN_RATE_LIMIT_ADDRESS_MAX: "0",
+      OAUTH_RATE_LIMIT_MAX: "10",
+      OAUTH_RATE_LIMIT_WINDOW_SECONDS: "20",
+      OAUTH_SWEEP_INTERVAL_SECONDS: "0",
+      OAUTH_SWEEP_BATCH_SIZE: "50",
+      OAUTH_KEY_ENCRYPTION_KEY: "ab".repeat(32),
     });
     expect(config.oauth).toEqual({
       publicUrl: "https://api.example.com",
@@ -147,6 +162,45 @@ describe(loadConfig.name, () => {
       accessTokenTtlSeconds: 300,
       refreshTokenTtlSeconds: 3600,
       codeTtlSeconds: 30,
+      loginLimit: { attempts: 3, windowSeconds: 30, maxLockoutSeconds: 600, addressMax: 0 },
+      endpointLimit: { max: 10, windowSeconds: 20 },
+      sweep: { intervalSeconds: 0, batchSize: 50 },
+      keyEncryptionKey: Buffer.alloc(32, 0xab),
+    });
+  });
+
+  it("takes the key encryption key as hex or base64", () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadConfig({ OAUTH_KEY_ENCRYPTION_KEY: key.toString("base64") }).oauth.keyEncryptionKey).toEqual(key);
+    expect(loadConfig({ OAUTH_KEY_ENCRYPTION_KEY: key.toString("hex") }).oauth.keyEncryptionKey).toEqual(key);
+  });
+
+  describe("secrets from files (<NAME>_FILE)", () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(path.join(tmpdir(), "config-spec-"));
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it("reads a secret from the file, without its trailing newline", () => {
+      const file = path.join(dir, "metrics-token");
+      writeFileSync(file, "metrics-secret-from-a-file\n");
+      const key = path.join(dir, "key");
+      writeFileSync(key, `${Buffer.alloc(32, 1).toString("base64")}\n`);
+      const config = loadConfig({ METRICS_TOKEN_FILE: file, OAUTH_KEY_ENCRYPTION_KEY_FILE: key });
+      expect(config.metricsToken).toBe("metrics-secret-from-a-file");
+      expect(config.oauth.keyEncryptionKey).toEqual(Buffer.alloc(32, 1));
+    });
+
+    it("refuses a variable set both ways, and a file it cannot read", () => {
+      const file = path.join(dir, "db-url");
+      writeFileSync(file, "postgresql://u@db/app");
+      expect(() => loadConfig({ DATABASE_URL: "postgresql://x@y/z", DATABASE_URL_FILE: file })).toThrow(
+        /DATABASE_URL and DATABASE_URL_FILE are both set/,
+      );
+      expect(() => loadConfig({ REDIS_URL_FILE: path.join(dir, "missing") })).toThrow(
+        /REDIS_URL_FILE names a file that cannot be read \(ENOENT\)/,
+      );
     });
   });
 
@@ -165,6 +219,15 @@ describe(loadConfig.name, () => {
     [{ OAUTH_JWKS_URI: "https://idp.example.com/jwks" }, /OAUTH_JWKS_URI needs OAUTH_ISSUER/],
     [{ OAUTH_CLOCK_SKEW_SECONDS: "600" }, /OAUTH_CLOCK_SKEW_SECONDS must be an integer between 0 and 300/],
     [{ OAUTH_ACCESS_TOKEN_TTL_SECONDS: "1" }, /OAUTH_ACCESS_TOKEN_TTL_SECONDS must be an integer between 10/],
+    [{ LOGIN_RATE_LIMIT_ATTEMPTS: "-1" }, /LOGIN_RATE_LIMIT_ATTEMPTS must be an integer between 0 and 1000/],
+    [{ LOGIN_RATE_LIMIT_WINDOW_SECONDS: "0" }, /LOGIN_RATE_LIMIT_WINDOW_SECONDS must be an integer between 1/],
+    [{ LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS: "x" }, /LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS must be an integer/],
+    [{ LOGIN_RATE_LIMIT_ADDRESS_MAX: "1.5" }, /LOGIN_RATE_LIMIT_ADDRESS_MAX must be an integer/],
+    [{ OAUTH_RATE_LIMIT_MAX: "lots" }, /OAUTH_RATE_LIMIT_MAX must be an integer between 0/],
+    [{ OAUTH_RATE_LIMIT_WINDOW_SECONDS: "0" }, /OAUTH_RATE_LIMIT_WINDOW_SECONDS must be an integer between 1/],
+    [{ OAUTH_SWEEP_INTERVAL_SECONDS: "-5" }, /OAUTH_SWEEP_INTERVAL_SECONDS must be an integer between 0 and 86400/],
+    [{ OAUTH_SWEEP_BATCH_SIZE: "0" }, /OAUTH_SWEEP_BATCH_SIZE must be an integer between 1 and 100000/],
+    [{ OAUTH_KEY_ENCRYPTION_KEY: "too-short" }, /OAUTH_KEY_ENCRYPTION_KEY must be 32 bytes as 64 hex digits or base64/],
     [
       { LOG_LEVEL: "verbose" },
       /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/,

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
@@ -245,6 +246,47 @@ const TracingEnvSchema = z.object({
   OTEL_BSP_SCHEDULE_DELAY: integer("OTEL_BSP_SCHEDULE_DELAY", 10, 600_000, 5_000),
 });
 
+/** 32 bytes, as 64 hex digits or base64 (44 characters): the AES-256-GCM key of the stored OAuth keys. */
+const encryptionKey = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined || raw === "") return undefined;
+    const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+    if (key.length === 32 && (/^[0-9a-fA-F]{64}$/.test(raw) || key.toString("base64") === raw)) return key;
+    ctx.addIssue({
+      code: "custom",
+      message: "OAUTH_KEY_ENCRYPTION_KEY must be 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)",
+    });
+    return z.NEVER;
+  });
+
+/** Secrets that may instead be read from a file named by `<NAME>_FILE` (mounted secrets). */
+const FILE_VARIABLES = ["DATABASE_URL", "REDIS_URL", "METRICS_TOKEN", "OAUTH_KEY_ENCRYPTION_KEY"] as const;
+
+/** The environment with every `<NAME>_FILE` replaced by the file's content (trailing newline removed). */
+function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const resolved = { ...env };
+  const problems: string[] = [];
+  for (const name of FILE_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === "") continue;
+    if (env[name] !== undefined && env[name] !== "") {
+      problems.push(`${name} and ${name}_FILE are both set; set one of them`);
+      continue;
+    }
+    try {
+      resolved[name] = readFileSync(file, "utf8").replace(/\r?\n$/, "");
+    } catch (error) {
+      problems.push(
+        `${name}_FILE names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return resolved;
+}
+
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
 export const EnvSchema = z.object({
   PORT: integer("PORT", 0, 65535, 3000),
@@ -281,6 +323,15 @@ export const EnvSchema = z.object({
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: integer("OAUTH_ACCESS_TOKEN_TTL_SECONDS", 10, 86_400, 600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: integer("OAUTH_REFRESH_TOKEN_TTL_SECONDS", 60, 31_536_000, 1_209_600),
   OAUTH_CODE_TTL_SECONDS: integer("OAUTH_CODE_TTL_SECONDS", 1, 600, 60),
+  LOGIN_RATE_LIMIT_ATTEMPTS: integer("LOGIN_RATE_LIMIT_ATTEMPTS", 0, 1_000, 5),
+  LOGIN_RATE_LIMIT_WINDOW_SECONDS: integer("LOGIN_RATE_LIMIT_WINDOW_SECONDS", 1, 86_400, 60),
+  LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS: integer("LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS", 1, 86_400, 3_600),
+  LOGIN_RATE_LIMIT_ADDRESS_MAX: integer("LOGIN_RATE_LIMIT_ADDRESS_MAX", 0, 1_000_000, 30),
+  OAUTH_RATE_LIMIT_MAX: integer("OAUTH_RATE_LIMIT_MAX", 0, 10_000_000, 60),
+  OAUTH_RATE_LIMIT_WINDOW_SECONDS: integer("OAUTH_RATE_LIMIT_WINDOW_SECONDS", 1, 86_400, 60),
+  OAUTH_SWEEP_INTERVAL_SECONDS: integer("OAUTH_SWEEP_INTERVAL_SECONDS", 0, 86_400, 300),
+  OAUTH_SWEEP_BATCH_SIZE: integer("OAUTH_SWEEP_BATCH_SIZE", 1, 100_000, 1_000),
+  OAUTH_KEY_ENCRYPTION_KEY: encryptionKey,
   LOG_LEVEL: logLevel,
   METRICS_TOKEN: secret("METRICS_TOKEN", 16),
   RATE_LIMIT_MAX: integer("RATE_LIMIT_MAX", 0, 10_000_000, 600),
@@ -377,6 +428,24 @@ export interface OAuthConfig {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   codeTtlSeconds: number;
+  /** Sign-in attempts: per account and client address (progressive lockout) and per address. */
+  loginLimit: LoginLimitConfig;
+  /** Requests per client address and window to /oauth/auth and to /oauth/token; max 0 turns it off. */
+  endpointLimit: { max: number; windowSeconds: number };
+  /** Deletion of expired `oauth_payloads` rows: every intervalSeconds (0: never), batchSize rows at a time. */
+  sweep: { intervalSeconds: number; batchSize: number };
+  /** Set: private signing keys and cookie secrets are stored encrypted (AES-256-GCM) with this key. */
+  keyEncryptionKey: Buffer | undefined;
+}
+
+export interface LoginLimitConfig {
+  /** Attempts per account and address in the first window; 0 turns the account limit off. */
+  attempts: number;
+  windowSeconds: number;
+  /** Longest lockout of the progressive tiers (each tier: 4 times the window, one more `attempts`). */
+  maxLockoutSeconds: number;
+  /** Attempts per client address and window, whatever the account; 0 turns it off. */
+  addressMax: number;
 }
 
 export class ConfigError extends Error {
@@ -413,7 +482,7 @@ export function loadTracingConfig(env: NodeJS.ProcessEnv): TracingConfig | undef
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = EnvSchema.safeParse(readFileVariables(env));
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => issue.message));
   }
@@ -467,6 +536,15 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       codeTtlSeconds: e.OAUTH_CODE_TTL_SECONDS,
+      loginLimit: {
+        attempts: e.LOGIN_RATE_LIMIT_ATTEMPTS,
+        windowSeconds: e.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
+        maxLockoutSeconds: e.LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS,
+        addressMax: e.LOGIN_RATE_LIMIT_ADDRESS_MAX,
+      },
+      endpointLimit: { max: e.OAUTH_RATE_LIMIT_MAX, windowSeconds: e.OAUTH_RATE_LIMIT_WINDOW_SECONDS },
+      sweep: { intervalSeconds: e.OAUTH_SWEEP_INTERVAL_SECONDS, batchSize: e.OAUTH_SWEEP_BATCH_SIZE },
+      keyEncryptionKey: e.OAUTH_KEY_ENCRYPTION_KEY,
     },
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,

@@ -1,15 +1,18 @@
-import { All, Controller, Req, Res } from "@nestjs/common";
+import { All, Controller, Req, Res, UseGuards } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
 import type { Request, Response } from "express";
 import { AuthorizationServer, OAUTH_PREFIX } from "./authorization-server";
+import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
 
 /**
  * Every other route under /oauth (discovery, authorize, token, revocation, JWKS) is the provider's
  * own: handed to it as if it were mounted on /oauth, which is where it reads its mount path from.
- * Registered after InteractionController, whose routes come first.
+ * Registered after InteractionController, whose routes come first. Not under the api's limiter
+ * (no bearer token to key on): the authorization and token endpoints have limits of their own.
  */
 @Controller("oauth")
 @SkipThrottle()
+@UseGuards(OAuthEndpointLimitGuard)
 export class AuthorizationServerController {
   private handle: ((req: Request, res: Response) => Promise<void>) | undefined;
 

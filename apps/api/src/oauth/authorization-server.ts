@@ -4,7 +4,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common"
 import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
 import { UserRepository } from "../users/user.repository";
 import { errorPage } from "./interaction-pages";
-import { OAuthKeysRepository, SIGNING_ALGORITHM } from "./oauth-keys.repository";
+import { OAuthKeysRepository, SIGNING_ALGORITHM, signingKidAt } from "./oauth-keys.repository";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
 
@@ -70,8 +70,9 @@ export async function createAuthorizationServer(
   const keys = await keyRepository.loadOrCreate();
 
   const configuration: Configuration = {
-    adapter: storage.adapterClass(),
-    jwks: { keys: keys.signing as NonNullable<Configuration["jwks"]>["keys"] },
+    adapter: storage.adapterClass((description) => new errors.InvalidGrant(description)),
+    // Every published key: the one signing now, one that will (rotation) and ones retiring.
+    jwks: { keys: keys.signing.map((key) => key.jwk) as NonNullable<Configuration["jwks"]>["keys"] },
     cookies: { keys: keys.cookies },
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
@@ -101,7 +102,8 @@ export async function createAuthorizationServer(
             audience: builtIn.audience,
             accessTokenTTL: oauth.accessTokenTtlSeconds,
             accessTokenFormat: "jwt",
-            jwt: { sign: { alg: SIGNING_ALGORITHM } },
+            // Chosen per token, so that a rotated key starts signing at its activation time.
+            jwt: { sign: { alg: SIGNING_ALGORITHM, kid: signingKidAt(keys.signing, new Date()) } },
           };
         },
       },

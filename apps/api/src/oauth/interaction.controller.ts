@@ -29,13 +29,15 @@ export class InteractionController {
   @Post("interaction/:uid/login")
   async login(@Req() req: Request, @Res() res: Response, @Body() form: LoginFormDto): Promise<void> {
     const refused = await this.interactions.signIn(req, res, form);
-    if (refused !== undefined) {
-      sendPage(
-        res,
-        401,
-        loginPage(refused.uid, refused.clientName, "Unknown user id or wrong password.", form.username),
-      );
+    if (refused === undefined) return;
+    const { uid, clientName, retryAfterSeconds } = refused;
+    if (retryAfterSeconds === undefined) {
+      sendPage(res, 401, loginPage(uid, clientName, "Unknown user id or wrong password.", form.username));
+      return;
     }
+    res.setHeader("Retry-After", String(retryAfterSeconds));
+    const message = `Too many sign-in attempts. Try again in ${retryAfterSeconds} seconds.`;
+    sendPage(res, 429, loginPage(uid, clientName, message, form.username));
   }
 
   @Post("interaction/:uid/confirm")

@@ -4,12 +4,16 @@ import type { Request, Response } from "express";
 import { InteractionFailedException } from "../common/problems";
 import { UserRepository } from "../users/user.repository";
 import { AuthorizationServer } from "./authorization-server";
+import { LoginThrottle } from "./limits/login-throttle";
 import type { Provider } from "./oidc-provider.types";
 
 /** Compared when a user id is unknown, so that unknown and known ids take the same time. */
 const DUMMY_HASH = "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 
 type Details = Awaited<ReturnType<Provider["interactionDetails"]>>;
+
+/** Why a sign-in was refused: a wrong user id or password, or too many attempts (wait that long). */
+export type SignInRefusal = { uid: string; clientName: string; retryAfterSeconds?: number };
 
 /** What a page needs to show the pending step. */
 export type PendingStep =
@@ -26,6 +30,7 @@ export class InteractionService {
   constructor(
     private readonly server: AuthorizationServer,
     private readonly users: UserRepository,
+    private readonly throttle: LoginThrottle,
   ) {}
 
   async pendingStep(req: Request, res: Response): Promise<PendingStep> {
@@ -45,15 +50,18 @@ export class InteractionService {
 
   /**
    * Finishes the login step when the password matches (the provider then redirects the browser);
-   * otherwise returns what the login page shows again.
+   * otherwise returns what the login page shows again. Each attempt counts against the sign-in
+   * limits before the password is checked.
    */
   async signIn(
     req: Request,
     res: Response,
     form: { username: string; password: string },
-  ): Promise<{ uid: string; clientName: string } | undefined> {
+  ): Promise<SignInRefusal | undefined> {
     const details = await this.details(req, res);
     if (details.prompt.name !== "login") throw new InteractionFailedException("This sign-in is no longer pending.");
+    const wait = await this.throttle.attempt(form.username, req.ip ?? "unknown");
+    if (wait > 0) return { uid: details.uid, clientName: await this.clientName(details), retryAfterSeconds: wait };
     const hash = await this.users.findPasswordHash(form.username);
     const valid = await verifySecret(form.password, hash ?? DUMMY_HASH);
     if (!valid || hash === null) return { uid: details.uid, clientName: await this.clientName(details) };

@@ -1,11 +1,21 @@
 import { createHash, generateKeyPairSync, type JsonWebKey, randomBytes } from "node:crypto";
 import type { Database } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
+import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
+import { isSealed, open, seal } from "./key-encryption";
+
+/** A signing key as stored: it signs from `activatesAt` and leaves the JWKS at `retiresAt`. */
+export interface SigningKey {
+  jwk: JsonWebKey;
+  createdAt: Date;
+  activatesAt: Date | null;
+  retiresAt: Date | null;
+}
 
 export interface AuthorizationServerKeys {
-  /** Private JWKs that sign access and ID tokens; the first one signs, all of them verify. */
-  signing: JsonWebKey[];
+  /** The published signing keys (not retired), the one signing now first. */
+  signing: SigningKey[];
   /** Secrets that sign the server's cookies; the first one signs, all of them verify. */
   cookies: string[];
 }
@@ -13,50 +23,159 @@ export interface AuthorizationServerKeys {
 /** The algorithm of the generated signing key: ES256 keys are small and fast to verify. */
 export const SIGNING_ALGORITHM = "ES256";
 
-/** Arbitrary, fixed: serialises the first start of several replicas on one database. */
+/** Arbitrary, fixed: serialises key creation and rotation by several replicas on one database. */
 const KEY_CREATION_LOCK = 727_074;
 
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "k", "oth"] as const;
 
+/** The `kid` of the key that signs at `now`: the newest active one (else the oldest published). */
+export function signingKidAt(keys: SigningKey[], now: Date): string | undefined {
+  const active = keys.filter((key) => key.activatesAt === null || key.activatesAt <= now);
+  const newest = active.sort((a, b) => activeSince(b) - activeSince(a))[0] ?? keys.at(-1);
+  return newest?.jwk.kid as string | undefined;
+}
+
+const activeSince = (key: SigningKey) => (key.activatesAt ?? key.createdAt).getTime();
+
 /**
  * The keys of the built-in authorization server, in the database: generated and stored there on
  * the very first start, so they survive restarts and every replica signs with the same key; they
- * are never part of the repository. The resource server (auth) reads their public halves here.
+ * are never part of the repository. With OAUTH_KEY_ENCRYPTION_KEY set, the private keys and cookie
+ * secrets are stored encrypted (AES-256-GCM). The resource server (auth) reads the public halves.
  */
 @Injectable()
 export class OAuthKeysRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  private readonly encryptionKey: Buffer | undefined;
 
-  async loadOrCreate(): Promise<AuthorizationServerKeys> {
-    const existing = await this.read();
-    if (existing.signing.length > 0 && existing.cookies.length > 0) return existing;
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.encryptionKey = config.oauth.keyEncryptionKey;
+  }
+
+  async loadOrCreate(now = new Date()): Promise<AuthorizationServerKeys> {
+    const existing = await this.read(now);
+    if (existing.signing.length > 0 && existing.cookies.length > 0) {
+      await this.sealClearRows();
+      return existing;
+    }
 
     const signing = generateSigningKey();
     const cookie = randomBytes(32).toString("base64url");
     await this.database.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`;
-      if ((await tx.oAuthKey.count({ where: { kind: "signing" } })) === 0) {
-        await tx.oAuthKey.create({ data: { id: String(signing.kid), kind: "signing", material: signing as object } });
+      const published = await tx.oAuthKey.count({
+        where: { kind: "signing", OR: [{ retiresAt: null }, { retiresAt: { gt: now } }] },
+      });
+      if (published === 0) {
+        const id = String(signing.kid);
+        await tx.oAuthKey.create({ data: { id, kind: "signing", material: this.stored(signing, id) } });
       }
       if ((await tx.oAuthKey.count({ where: { kind: "cookie" } })) === 0) {
-        await tx.oAuthKey.create({ data: { id: `cookie-${signing.kid}`, kind: "cookie", material: cookie } });
+        const id = `cookie-${signing.kid}`;
+        await tx.oAuthKey.create({ data: { id, kind: "cookie", material: this.stored(cookie, id) } });
       }
     });
-    return this.read();
+    return this.read(now);
   }
 
-  /** The public halves of the stored signing keys: what verifies the built-in server's tokens. */
-  async publicSigningKeys(): Promise<JsonWebKey[]> {
-    const rows = await this.database.prisma.oAuthKey.findMany({ where: { kind: "signing" } });
-    return rows.map((row) => toPublicJwk(row.material as JsonWebKey));
+  /**
+   * Adds a signing key that signs from `activateAfterSeconds` on, and retires every older key
+   * `overlapSeconds` after that (tokens they signed keep verifying until then); deletes the keys
+   * whose retirement has passed. Running replicas take the new key on their next start.
+   */
+  async rotate(options: { activateAfterSeconds: number; overlapSeconds: number; now?: Date }) {
+    const now = options.now ?? new Date();
+    const activatesAt = new Date(now.getTime() + options.activateAfterSeconds * 1000);
+    const retiresAt = new Date(activatesAt.getTime() + options.overlapSeconds * 1000);
+    const signing = generateSigningKey();
+    const kid = String(signing.kid);
+    return this.database.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${KEY_CREATION_LOCK})`;
+      const removed = await tx.oAuthKey.findMany({ where: { kind: "signing", retiresAt: { lte: now } } });
+      await tx.oAuthKey.deleteMany({ where: { id: { in: removed.map((row) => row.id) } } });
+      const retiring = await tx.oAuthKey.findMany({
+        where: { kind: "signing", retiresAt: null },
+        select: { id: true },
+      });
+      await tx.oAuthKey.updateMany({ where: { id: { in: retiring.map((row) => row.id) } }, data: { retiresAt } });
+      await tx.oAuthKey.create({
+        data: { id: kid, kind: "signing", material: this.stored(signing, kid), activatesAt },
+      });
+      return {
+        added: kid,
+        activatesAt,
+        retiring: retiring.map((row) => row.id),
+        retiresAt,
+        removed: removed.map((row) => row.id),
+      };
+    });
   }
 
-  private async read(): Promise<AuthorizationServerKeys> {
+  /** Deletes the signing keys whose retirement has passed; returns their ids. */
+  async removeRetired(now = new Date()): Promise<string[]> {
+    const removed = await this.database.prisma.oAuthKey.findMany({
+      where: { kind: "signing", retiresAt: { lte: now } },
+    });
+    await this.database.prisma.oAuthKey.deleteMany({ where: { id: { in: removed.map((row) => row.id) } } });
+    return removed.map((row) => row.id);
+  }
+
+  /** The public halves of the published signing keys: what verifies the built-in server's tokens. */
+  async publicSigningKeys(now = new Date()): Promise<JsonWebKey[]> {
+    return (await this.read(now)).signing.map((key) => toPublicJwk(key.jwk));
+  }
+
+  private async read(now: Date): Promise<AuthorizationServerKeys> {
     const rows = await this.database.prisma.oAuthKey.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const signing = rows
+      .filter((row) => row.kind === "signing" && (row.retiresAt === null || row.retiresAt > now))
+      .map((row) => ({
+        jwk: this.material(row) as JsonWebKey,
+        createdAt: row.createdAt,
+        activatesAt: row.activatesAt,
+        retiresAt: row.retiresAt,
+      }));
+    const kid = signingKidAt(signing, now);
     return {
-      signing: rows.filter((row) => row.kind === "signing").map((row) => row.material as JsonWebKey),
-      cookies: rows.filter((row) => row.kind === "cookie").map((row) => row.material as string),
+      // The signing key first: the provider signs ID tokens with the first key of the algorithm.
+      signing: [...signing.filter((key) => key.jwk.kid === kid), ...signing.filter((key) => key.jwk.kid !== kid)],
+      cookies: rows.filter((row) => row.kind === "cookie").map((row) => this.material(row) as string),
     };
+  }
+
+  /** What goes into `material`: sealed when a key encryption key is configured. */
+  private stored(material: JsonWebKey | string, rowId: string): object | string {
+    return this.encryptionKey === undefined ? (material as object | string) : seal(material, this.encryptionKey, rowId);
+  }
+
+  private material(row: { id: string; material: unknown }): unknown {
+    if (!isSealed(row.material)) return row.material;
+    if (this.encryptionKey === undefined) {
+      throw new Error(
+        "oauth_keys holds encrypted keys: set OAUTH_KEY_ENCRYPTION_KEY (or _FILE) to the key that sealed them",
+      );
+    }
+    try {
+      return open(row.material, this.encryptionKey, row.id);
+    } catch {
+      throw new Error(
+        `oauth_keys row ${row.id} does not open with OAUTH_KEY_ENCRYPTION_KEY: is it the key that sealed it?`,
+      );
+    }
+  }
+
+  /** Once a key encryption key is set, keys stored in clear before are sealed in place. */
+  private async sealClearRows(): Promise<void> {
+    if (this.encryptionKey === undefined) return;
+    const rows = await this.database.prisma.oAuthKey.findMany();
+    for (const row of rows.filter((candidate) => !isSealed(candidate.material))) {
+      await this.database.prisma.oAuthKey.updateMany({
+        where: { id: row.id, material: { equals: row.material as object } },
+        data: { material: seal(row.material, this.encryptionKey, row.id) },
+      });
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { hashToken } from "@community/db";
 import { Injectable } from "@nestjs/common";
 import { OAuthClientRepository } from "./oauth-client.repository";
 import { OAuthPayloadRepository } from "./oauth-payload.repository";
@@ -7,6 +8,10 @@ import type { Adapter, AdapterPayload } from "./oidc-provider.types";
  * oidc-provider's storage (its Adapter interface, one instance per model) over the payload and
  * client repositories, on a PostgreSQL server and on the embedded database alike. Clients are
  * read from `oauth_clients`; every other model lives in `oauth_payloads`.
+ *
+ * The provider's id of a refresh token, an authorization code or a session IS the token (or the
+ * cookie): rows are stored under its SHA-256 and without the `jti` member, which is put back from
+ * the id the provider looks up. Someone who reads the table cannot use what is in it.
  */
 @Injectable()
 export class OAuthPayloadAdapter {
@@ -15,18 +20,24 @@ export class OAuthPayloadAdapter {
     private readonly clients: OAuthClientRepository,
   ) {}
 
-  /** The class oidc-provider instantiates per model (its `adapter` setting). */
-  adapterClass(): new (model: string) => Adapter {
+  /**
+   * The class oidc-provider instantiates per model (its `adapter` setting). `alreadyConsumed`
+   * makes the provider's own error for a code or refresh token that another request consumed.
+   */
+  adapterClass(alreadyConsumed: (description: string) => Error): new (model: string) => Adapter {
     const { payloads, clients } = this;
     return class PayloadAdapter implements Adapter {
       constructor(private readonly model: string) {}
 
       upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-        return payloads.upsert(this.model, id, payload, expiresIn);
+        const { jti: _secret, ...stored } = payload;
+        return payloads.upsert(this.model, hashToken(id), stored, expiresIn);
       }
 
-      find(id: string): Promise<AdapterPayload | undefined> {
-        return this.model === "Client" ? clients.findMetadata(id) : payloads.findLive(this.model, { id });
+      async find(id: string): Promise<AdapterPayload | undefined> {
+        if (this.model === "Client") return clients.findMetadata(id);
+        const payload = await payloads.findLive(this.model, { id: hashToken(id) });
+        return payload === undefined ? undefined : withJti(payload, id);
       }
 
       findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -37,12 +48,19 @@ export class OAuthPayloadAdapter {
         return payloads.findLive(this.model, { userCode });
       }
 
-      consume(id: string): Promise<void> {
-        return payloads.consume(this.model, id);
+      /**
+       * The provider reads a code (or refresh token), checks it is unconsumed, then consumes it:
+       * concurrent requests all pass the check. Only one wins the conditional update; the others
+       * are answered as a reuse (invalid_grant) and revoke the grant, as a sequential reuse does.
+       */
+      async consume(id: string): Promise<void> {
+        if (await payloads.consume(this.model, hashToken(id))) return;
+        await payloads.revokeGrantOf(this.model, hashToken(id));
+        throw alreadyConsumed(`${this.model} already consumed`);
       }
 
       destroy(id: string): Promise<void> {
-        return payloads.destroy(this.model, id);
+        return payloads.destroy(this.model, hashToken(id));
       }
 
       revokeByGrantId(grantId: string): Promise<void> {
@@ -50,4 +68,12 @@ export class OAuthPayloadAdapter {
       }
     };
   }
+}
+
+/**
+ * Rows found by uid (sessions, for binding checks that only read them) come back without `jti`;
+ * the provider saves only sessions it found by id (its cookie), which get their `jti` back here.
+ */
+function withJti(payload: AdapterPayload, id: string): AdapterPayload {
+  return { ...payload, jti: id };
 }

@@ -6,10 +6,14 @@
 export class OAuthBrowser {
   private readonly cookies = new Map<string, string>();
 
-  constructor(private readonly serverOrigin: string) {}
+  /** `headers` go with every request (a test sets X-Forwarded-For to act from another address). */
+  constructor(
+    private readonly serverOrigin: string,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   async fetch(url: string | URL, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.headers };
     if (this.cookies.size > 0) {
       headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
     }

@@ -1,0 +1,69 @@
+import { loadConfig } from "../../config/config";
+import { FixedWindowMemoryStorage } from "../../rate-limit/fixed-window-memory.storage";
+import { LimitCounter } from "./limit-counter";
+import { LoginThrottle, lockoutTiers } from "./login-throttle";
+
+describe(lockoutTiers.name, () => {
+  it("grows each tier 4 times longer with `attempts` more, up to the longest lockout", () => {
+    expect(lockoutTiers({ attempts: 5, windowSeconds: 60, maxLockoutSeconds: 3_600, addressMax: 0 })).toEqual([
+      { windowMs: 60_000, limit: 5 },
+      { windowMs: 240_000, limit: 10 },
+      { windowMs: 960_000, limit: 15 },
+      { windowMs: 3_600_000, limit: 20 },
+    ]);
+    expect(lockoutTiers({ attempts: 3, windowSeconds: 60, maxLockoutSeconds: 30, addressMax: 0 })).toEqual([
+      { windowMs: 60_000, limit: 3 },
+    ]);
+    expect(lockoutTiers({ attempts: 0, windowSeconds: 60, maxLockoutSeconds: 3_600, addressMax: 0 })).toEqual([]);
+  });
+});
+
+describe(LoginThrottle.name, () => {
+  let storage: FixedWindowMemoryStorage;
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: new Date("2026-01-01T00:00:00Z") });
+    storage = new FixedWindowMemoryStorage();
+  });
+
+  afterEach(() => {
+    storage.onApplicationShutdown();
+    jest.useRealTimers();
+  });
+
+  const throttle = (env: NodeJS.ProcessEnv) => new LoginThrottle(new LimitCounter(storage), loadConfig(env));
+
+  it("locks an account at an address for longer each time the attempts go on", async () => {
+    const login = throttle({
+      LOGIN_RATE_LIMIT_ATTEMPTS: "2",
+      LOGIN_RATE_LIMIT_WINDOW_SECONDS: "10",
+      LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS: "160",
+      LOGIN_RATE_LIMIT_ADDRESS_MAX: "0",
+    });
+    const waits: number[] = [];
+    for (let attempt = 0; attempt < 7; attempt++) {
+      const wait = await login.attempt("user_runner", "203.0.113.1");
+      waits.push(wait);
+      jest.advanceTimersByTime(wait * 1000);
+    }
+    // Two free attempts, locked 10 s; one more each tier later, 40 s; then 160 s.
+    expect(waits).toEqual([0, 0, 10, 0, 40, 0, 160]);
+  });
+
+  it("keeps accounts and addresses apart, and limits an address whatever the account", async () => {
+    const login = throttle({ LOGIN_RATE_LIMIT_ATTEMPTS: "1", LOGIN_RATE_LIMIT_ADDRESS_MAX: "3" });
+    expect(await login.attempt("a", "203.0.113.1")).toBe(0);
+    expect(await login.attempt("a", "203.0.113.1")).toBe(60);
+    // The same account from another address, another account from the first one.
+    expect(await login.attempt("a", "203.0.113.2")).toBe(0);
+    expect(await login.attempt("b", "203.0.113.1")).toBe(0);
+    // The first address made its 4th attempt: refused for any account.
+    expect(await login.attempt("c", "203.0.113.1")).toBe(60);
+  });
+
+  it("lets every attempt through when the storage fails, as the api's limiter does", async () => {
+    const failing = { increment: () => Promise.reject(new Error("redis down")) };
+    const login = new LoginThrottle(new LimitCounter(failing), loadConfig({ LOGIN_RATE_LIMIT_ATTEMPTS: "1" }));
+    for (let attempt = 0; attempt < 3; attempt++) expect(await login.attempt("a", "203.0.113.1")).toBe(0);
+  });
+});

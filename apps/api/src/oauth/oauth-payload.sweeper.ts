@@ -1,0 +1,71 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
+import { Counter } from "prom-client";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import { MetricsService } from "../metrics/metrics.service";
+import { OAuthPayloadRepository } from "./oauth-payload.repository";
+
+/** Batches per run at most, so one run stays short however far behind it is; the next run goes on. */
+const MAX_BATCHES_PER_RUN = 100;
+
+/**
+ * Deletes expired `oauth_payloads` rows (interactions, sessions, codes, tokens past their expiry),
+ * which oidc-provider never deletes itself: without it every anonymous visit to /oauth/auth left a
+ * row forever. Every replica sweeps; SKIP LOCKED keeps them from waiting on or double-counting
+ * each other's rows. Counted in `oauth_payloads_swept_total`.
+ */
+@Injectable()
+export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OAuthPayloadSweeper.name);
+  private readonly swept: Counter;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly payloads: OAuthPayloadRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
+    this.swept = new Counter({
+      name: "oauth_payloads_swept_total",
+      help: "Expired authorization server rows (oauth_payloads) deleted by the periodic sweep",
+      registers: [metrics.registry],
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    const { intervalSeconds } = this.config.oauth.sweep;
+    if (intervalSeconds === 0) return;
+    this.timer = setInterval(() => void this.sweep(), intervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and waits for a sweep under way, so that it never outlives the database. */
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One run: batches until none is full (or the run's cap); returns the rows deleted. */
+  sweep(): Promise<number> {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async run(): Promise<number> {
+    const { batchSize } = this.config.oauth.sweep;
+    let total = 0;
+    try {
+      for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
+        const deleted = await this.payloads.deleteExpired(batchSize);
+        total += deleted;
+        this.swept.inc(deleted);
+        if (deleted < batchSize) break;
+      }
+    } catch (error) {
+      this.logger.warn(`sweeping expired oauth_payloads failed: ${(error as Error).message}`);
+    }
+    return total;
+  }
+}

@@ -14,7 +14,8 @@ import { type RunningServer, startServer } from "./servers";
  * of the server process and of its database backends from /proc before and after; the report
  * gives the median over the rounds.
  *
- *   node bench/dist/cpu-per-request.js [--n=1000] [--requests=2000] [--rounds=3]
+ *   node bench/dist/cpu-per-request.js [--n=1000] [--requests=2000] [--rounds=3] [--only=<part of a case name>]
+ *   PAGE_CACHE_BYTES=0 node bench/dist/cpu-per-request.js   # the api without its page cache
  *   API_NODE_FLAGS="--max-semi-space-size=16" node bench/dist/cpu-per-request.js   # extra api flags
  */
 
@@ -125,7 +126,8 @@ async function main(): Promise<void> {
     };
     const lines: string[] = [];
     process.stderr.write(`api flags: ${extra.join(" ") || "(image's)"}\n`);
-    for (const c of cases(n)) {
+    const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+    for (const c of cases(n).filter((c) => only === undefined || c.name.includes(only))) {
       const samples = { api: [] as number[], floor: [] as number[], apiPg: [] as number[], floorPg: [] as number[] };
       const rates = { api: [] as number[], floor: [] as number[] };
       const bytes = { api: 0, floor: 0 };

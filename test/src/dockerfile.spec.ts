@@ -82,6 +82,7 @@ describe("Dockerfile", () => {
     expect(JSON.parse(cmd.args)).toEqual([
       "node",
       expect.stringMatching(/^--max-old-space-size=\d+$/),
+      expect.stringMatching(/^--max-semi-space-size=\d+$/),
       "apps/api/dist/main.js",
     ]);
     // The same file the api package calls its entry point.

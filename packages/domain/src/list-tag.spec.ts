@@ -16,6 +16,25 @@ describe(listEntityTag.name, () => {
   });
 });
 
+describe(`${listEntityTag.name} per content coding`, () => {
+  it("gives each coding its own tag, the identity one without a suffix", () => {
+    expect(listEntityTag(scope, "42", "identity")).toBe('"42-2-10-r1"');
+    expect(listEntityTag(scope, "42", "gzip")).toBe('"42-2-10-r1-gzip"');
+    expect(listEntityTag(scope, "42", "br")).toBe('"42-2-10-r1-br"');
+  });
+
+  it("knows a version only from the tag of the same coding", () => {
+    const gzip = listEntityTag(scope, "42", "gzip");
+    expect(knownListVersion(gzip, scope, "gzip")).toBe("42");
+    expect(knownListVersion(gzip, scope, "identity")).toBeUndefined();
+    expect(knownListVersion(gzip, scope, "br")).toBeUndefined();
+    expect(knownListVersion(listEntityTag(scope, "42"), scope, "gzip")).toBeUndefined();
+    expect(knownListVersion(`${listEntityTag(scope, "41")}, W/${listEntityTag(scope, "42", "br")}`, scope, "br")).toBe(
+      "42",
+    );
+  });
+});
+
 describe(knownListVersion.name, () => {
   it("gives the version of a tag written for the same page, also weak or among others", () => {
     const tag = listEntityTag(scope, "42");

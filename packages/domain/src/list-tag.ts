@@ -5,17 +5,25 @@ import type { PageRequest } from "./pagination";
  * build never validate a representation this build writes differently.
  */
 const REPRESENTATION_REVISION = "r1";
-const TAG = new RegExp(`(?:W/)?"([0-9]{1,19})-([0-9]{1,10})-([0-9]{1,3})-${REPRESENTATION_REVISION}"`, "g");
+const TAG = new RegExp(
+  `(?:W/)?"([0-9]{1,19})-([0-9]{1,10})-([0-9]{1,3})-${REPRESENTATION_REVISION}(?:-(gzip|br))?"`,
+  "g",
+);
+
+/** The content coding of a list page's body; each has its own tag (RFC 9110 section 8.8.3). */
+export type ListContentCoding = "identity" | "gzip" | "br";
 
 /**
- * A strong entity tag of a list page: `"<version>-<page>-<per_page>-<revision>"`. The version is
+ * A strong entity tag of a list page: `"<version>-<page>-<per_page>-<revision>"`, with `-gzip` or
+ * `-br` after the revision for a body sent in that content coding. The version is
  * the list's row in team_list_stats, which the database changes with every write that can change
  * any page of the list (items, their accounts, the total), and takes from a sequence: a version
  * value belongs to one team's list, once, so it also names the team and the list. The tag is known
  * before the page is read, so a revalidation costs no page query.
  */
-export function listEntityTag(request: PageRequest, version: string): string {
-  return `"${version}-${request.page}-${request.perPage}-${REPRESENTATION_REVISION}"`;
+export function listEntityTag(request: PageRequest, version: string, coding: ListContentCoding = "identity"): string {
+  const suffix = coding === "identity" ? "" : `-${coding}`;
+  return `"${version}-${request.page}-${request.perPage}-${REPRESENTATION_REVISION}${suffix}"`;
 }
 
 /**
@@ -24,11 +32,17 @@ export function listEntityTag(request: PageRequest, version: string): string {
  * undefined. The list statement then compares it with the list's current version, so a tag of
  * another team or an old version never gives a 304.
  */
-export function knownListVersion(header: string | undefined, request: PageRequest): string | undefined {
+export function knownListVersion(
+  header: string | undefined,
+  request: PageRequest,
+  coding: ListContentCoding = "identity",
+): string | undefined {
   if (header === undefined) return undefined;
   if (header.trim() === "*") return "*";
-  for (const [, version, page, perPage] of header.matchAll(TAG)) {
-    if (Number(page) === request.page && Number(perPage) === request.perPage) return version;
+  for (const [, version, page, perPage, tagCoding] of header.matchAll(TAG)) {
+    if (Number(page) === request.page && Number(perPage) === request.perPage && (tagCoding ?? "identity") === coding) {
+      return version;
+    }
   }
   return undefined;
 }

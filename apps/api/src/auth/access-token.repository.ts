@@ -2,7 +2,7 @@ import type { Database } from "@community/db";
 import { findTokenMember } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
-import type { Member } from "./member";
+import type { ListState, Member } from "./member";
 
 @Injectable()
 export class AccessTokenRepository {
@@ -10,13 +10,26 @@ export class AccessTokenRepository {
 
   /**
    * The member behind a token digest, when the token exists, is not revoked and has not expired
-   * at `now`. Unknown, revoked and expired tokens are indistinguishable to the caller.
+   * at `now`, with its team's list versions. Unknown, revoked and expired tokens are indistinguishable to the caller.
    */
   async findMemberByTokenHash(tokenHash: string, now: Date): Promise<Member | null> {
     // One statement (one round trip) on the hot path of every request.
     const row = await findTokenMember(this.database.pool, tokenHash, now);
     return row === undefined
       ? null
-      : { userId: row.user_id, teamId: row.team_id, clientId: row.client_id, scopes: null };
+      : {
+          userId: row.user_id,
+          teamId: row.team_id,
+          clientId: row.client_id,
+          scopes: null,
+          lists: {
+            events: listState(row.events_version, row.events_total),
+            guides: listState(row.guides_version, row.guides_total),
+          },
+        };
   }
+}
+
+function listState(version: string | null, total: number | null): ListState | null {
+  return version === null || total === null ? null : { version, total };
 }

@@ -28,6 +28,7 @@ describe(loadConfig.name, () => {
       requestTimeoutMs: 15_000,
       bodyLimitBytes: 102_400,
       corsOrigins: [],
+      pageCacheBytes: 16_777_216,
       dbStatementTimeoutMs: 5_000,
       dbLockTimeoutMs: 2_000,
       dbBreakerThreshold: 3,
@@ -72,6 +73,7 @@ describe(loadConfig.name, () => {
       REQUEST_TIMEOUT_MS: "4000",
       BODY_LIMIT_BYTES: "0",
       CORS_ORIGINS: "https://app.example.com, http://localhost:5173",
+      PAGE_CACHE_BYTES: "0",
     });
     expect(config).toEqual({
       port: 8080,
@@ -105,6 +107,7 @@ describe(loadConfig.name, () => {
       requestTimeoutMs: 4000,
       bodyLimitBytes: 0,
       corsOrigins: ["https://app.example.com", "http://localhost:5173"],
+      pageCacheBytes: 0,
     });
   });
 

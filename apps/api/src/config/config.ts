@@ -350,6 +350,8 @@ export const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 100, 600_000, 15_000),
   BODY_LIMIT_BYTES: integer("BODY_LIMIT_BYTES", 0, 104_857_600, 102_400),
   CORS_ORIGINS: corsOrigins,
+  // Ready-to-send list pages kept in memory (all representations); 0 turns the cache off.
+  PAGE_CACHE_BYTES: integer("PAGE_CACHE_BYTES", 0, 1_073_741_824, 16_777_216),
   ...TracingEnvSchema.shape,
 });
 
@@ -400,6 +402,8 @@ export interface AppConfig {
   bodyLimitBytes: number;
   /** Empty: CORS off (no Access-Control-* headers). */
   corsOrigins: string[];
+  /** Bytes of list pages (identity, gzip and br bodies) kept in memory; 0: no page cache. */
+  pageCacheBytes: number;
   /** Unset: tracing is off and no OpenTelemetry SDK module is loaded. */
   tracing: TracingConfig | undefined;
 }
@@ -562,6 +566,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     corsOrigins: e.CORS_ORIGINS,
+    pageCacheBytes: e.PAGE_CACHE_BYTES,
     tracing: tracingConfig(e),
   };
 }

@@ -8,6 +8,9 @@ import { LogSpy } from "../testing/log-spy";
 
 const EVENTS = "/v1/me/community/team/events";
 const REQUESTS = 12;
+/** A page size no request asked for before: the page cache serves a page it has seen without reading events. */
+let pageSize = 10;
+const unservedPage = () => `${EVENTS}?per_page=${pageSize++}`;
 
 /**
  * A table the list path reads is locked by another session (a migration, a manual LOCK): each
@@ -40,7 +43,8 @@ describe("list requests behind a locked table", () => {
     await locker.query("BEGIN");
     await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
     try {
-      const get = () => request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${TOKENS.runner}`).timeout(30_000);
+      const path = unservedPage();
+      const get = () => request(e2e.server).get(path).set("Authorization", `Bearer ${TOKENS.runner}`).timeout(30_000);
       return await Promise.all(Array.from({ length: REQUESTS }, () => timed(get)));
     } finally {
       await locker.query("ROLLBACK");
@@ -77,7 +81,8 @@ describe("list requests behind a locked table", () => {
     await locker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
     let inFlight: Promise<unknown> = Promise.resolve();
     try {
-      const get = () => request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${TOKENS.runner}`).timeout(30_000);
+      const path = unservedPage();
+      const get = () => request(e2e.server).get(path).set("Authorization", `Bearer ${TOKENS.runner}`).timeout(30_000);
       inFlight = Promise.all(Array.from({ length: REQUESTS }, () => get().then(() => undefined)));
       // Let the requests take every pooled connection.
       await new Promise((resolve) => setTimeout(resolve, 300));

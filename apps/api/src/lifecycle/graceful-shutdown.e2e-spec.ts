@@ -57,13 +57,14 @@ describe("graceful shutdown of the compiled server", () => {
     const url = `http://127.0.0.1:${port}/v1/me/community/team/events`;
     expect((await fetch(url, { headers: { Authorization: `Bearer ${TOKENS.runner}` } })).status).toBe(200);
 
-    // An exclusive lock on events holds every page query until the test lets go.
+    // An exclusive lock on events holds every page query until the test lets go; the requests ask
+    // for a page size not served before, which the page cache cannot answer without a page query.
     const locker = createDatabase({ url: testDb.url, poolMax: 1 });
     const blocker = await locker.pool.connect();
     await blocker.query("BEGIN");
     await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
     const inFlight = Array.from({ length: IN_FLIGHT }, () =>
-      fetch(url, { headers: { Authorization: `Bearer ${TOKENS.runner}` } }).then(async (response) => {
+      fetch(`${url}?per_page=50`, { headers: { Authorization: `Bearer ${TOKENS.runner}` } }).then(async (response) => {
         const body = await response.text();
         return response.status === 200
           ? { status: 200, items: (JSON.parse(body) as { guides: unknown[] }).guides.length }

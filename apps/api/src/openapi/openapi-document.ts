@@ -9,7 +9,16 @@ const ref = (kind: "schemas" | "responses" | "headers" | "parameters", name: str
   $ref: `#/components/${kind}/${name}`,
 });
 
-const LIST_HEADERS = ["Link", "X-Total-Count", "ETag", "Cache-Control", "Vary", "RateLimit-Policy", "RateLimit"];
+const LIST_HEADERS = [
+  "Link",
+  "X-Total-Count",
+  "ETag",
+  "Cache-Control",
+  "Vary",
+  "Content-Encoding",
+  "RateLimit-Policy",
+  "RateLimit",
+];
 const NOT_MODIFIED_HEADERS = ["ETag", "Cache-Control", "Vary", "RateLimit-Policy", "RateLimit"];
 
 const headers: Record<string, Json> = {
@@ -25,7 +34,8 @@ const headers: Record<string, Json> = {
     schema: { type: "integer", minimum: 0, examples: [40] },
   },
   ETag: {
-    description: "Entity tag of this representation; send it back in If-None-Match to get a 304 when unchanged.",
+    description:
+      "Entity tag of this representation; send it back in If-None-Match to get a 304 when unchanged. Each content coding has its own tag (`-gzip` or `-br` before the closing quote).",
     required: true,
     schema: { type: "string", pattern: '^(W/)?"[^"]*"$', examples: ['"q9uXbS6i0Ty3aEK0hZ2wkmM3rjxYQkHT"'] },
   },
@@ -35,9 +45,19 @@ const headers: Record<string, Json> = {
     schema: { type: "string", const: "private, no-cache" },
   },
   Vary: {
-    description: "The representation depends on the Authorization header.",
+    description:
+      "The representation depends on the Authorization header and, for its content coding, on Accept-Encoding.",
     required: true,
-    schema: { type: "string", pattern: "(^|,\\s*)Authorization(\\s*,|$)", examples: ["Authorization"] },
+    schema: {
+      type: "string",
+      pattern: "(^|,\\s*)Authorization(\\s*,|$)",
+      examples: ["Authorization, Accept-Encoding"],
+    },
+  },
+  "Content-Encoding": {
+    description:
+      "gzip or br when the client's Accept-Encoding allows it and the body is 1 KB or more; absent for an uncompressed body.",
+    schema: { type: "string", enum: ["gzip", "br"] },
   },
   "RateLimit-Policy": {
     description: "The rate-limit policy applied to the caller: quota q requests per window w seconds.",
@@ -104,7 +124,12 @@ function listOperations(what: "events" | "guides", listSchema: string, order: st
   });
   const common = {
     tags: [what],
-    parameters: [ref("parameters", "page"), ref("parameters", "per_page"), ref("parameters", "If-None-Match")],
+    parameters: [
+      ref("parameters", "page"),
+      ref("parameters", "per_page"),
+      ref("parameters", "If-None-Match"),
+      ref("parameters", "Accept-Encoding"),
+    ],
     security: [{ bearer: [] }, { oauth2: [READ_SCOPE] }],
   };
   const title = what === "events" ? "Events" : "Guides";
@@ -241,6 +266,14 @@ export function buildOpenApiDocument(): Json {
           required: false,
           description: "An ETag from an earlier response: a 304 with no body when it still matches.",
           schema: { type: "string" },
+        },
+        "Accept-Encoding": {
+          name: "Accept-Encoding",
+          in: "header",
+          required: false,
+          description:
+            "Content codings the client accepts (RFC 9110): br is preferred, then gzip; without it, or with neither, the body is uncompressed.",
+          schema: { type: "string", examples: ["gzip, br"] },
         },
       },
       headers,

@@ -53,12 +53,13 @@ describe("security headers, body limit, request timeout and CORS (defaults)", ()
   });
 
   it("answers 503 with Retry-After when a request outlives REQUEST_TIMEOUT_MS", async () => {
-    // Holding an exclusive lock on the events table makes the page query wait behind it.
+    // Holding an exclusive lock on the events table makes the page query wait behind it; a page
+    // size no other test asks for keeps the page out of the page cache, so the query runs.
     const blocker = await e2e.database.pool.connect();
     try {
       await blocker.query("BEGIN");
       await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
-      const response = await request(e2e.server).get(EVENTS).set(bearer).timeout(10_000);
+      const response = await request(e2e.server).get(`${EVENTS}?per_page=7`).set(bearer).timeout(10_000);
       expectProblem(response, 503, "unavailable");
       expect(response.body.detail).toBe("The request did not complete within 300 ms; try again later");
       expect(response.headers["retry-after"]).toBe(String(e2e.config.retryAfterSeconds));

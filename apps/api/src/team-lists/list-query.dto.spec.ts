@@ -1,7 +1,7 @@
 import { PAGINATION } from "@community/domain";
 import type { ArgumentMetadata } from "@nestjs/common";
 import { InvalidQueryException } from "../common/problems";
-import { createQueryValidationPipe } from "../common/validation.pipe";
+import { createQueryValidationPipe, RequestValidationPipe } from "../common/validation.pipe";
 import { decimalIntegerInRange, ListQueryDto, toPageRequest } from "./list-query.dto";
 
 const metadata: ArgumentMetadata = { type: "query", metatype: ListQueryDto };
@@ -86,5 +86,42 @@ describe("ListQueryDto validation", () => {
 
   it("refuses to convert a query that skipped validation", () => {
     expect(() => toPageRequest({ page: "x" })).toThrow(TypeError);
+  });
+});
+
+describe("ListQueryDto.fromCommonQuery (the validation pipe's fast path)", () => {
+  const pipe = new RequestValidationPipe();
+
+  it.each([
+    {},
+    { page: "1" },
+    { per_page: "100" },
+    { page: "999999999", per_page: "1" },
+    { page: "12", per_page: "50" },
+  ])("takes %j as class-validator would", async (query) => {
+    const fast = ListQueryDto.fromCommonQuery(query);
+    expect(fast).toBeInstanceOf(ListQueryDto);
+    expect(toPageRequest(fast as ListQueryDto)).toEqual(toPageRequest(await validate(query)));
+    expect(await pipe.transform(query, metadata)).toEqual(fast);
+  });
+
+  it.each([
+    { page: "007" },
+    { page: "0" },
+    { page: "1000000000" },
+    { per_page: "101" },
+    { per_page: "05" },
+    { page: ["1", "2"] },
+    { page: "1", sort: "name" },
+    { page: "" },
+  ])("leaves %j to class-validator", (query) => {
+    expect(ListQueryDto.fromCommonQuery(query)).toBeUndefined();
+  });
+
+  it("words every 400 as class-validator does", async () => {
+    for (const query of [{ page: "0" }, { per_page: "500" }, { page: ["1", "2"] }, { page: "-1", per_page: "abc" }]) {
+      const expected = await rejection(query);
+      await expect(Promise.resolve().then(() => pipe.transform(query, metadata))).rejects.toEqual(expected);
+    }
   });
 });

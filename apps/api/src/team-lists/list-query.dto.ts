@@ -38,8 +38,29 @@ export function decimalIntegerInRange(raw: string, min: number, max: number): nu
   return value >= min && value <= max ? value : undefined;
 }
 
+/** Canonical values that are always in bounds: page 1-999999999, per_page 1-100, no leading zeros. */
+const COMMON_PAGE = /^[1-9][0-9]{0,8}$/;
+const COMMON_PER_PAGE = /^(?:[1-9][0-9]?|100)$/;
+
 /** The pagination query of both list endpoints, as it arrives: strings, validated here. */
 export class ListQueryDto {
+  /**
+   * The common valid query without class-validator (RequestValidationPipe's fast path): nothing
+   * but `page` and `per_page`, each absent or canonical and in bounds. Anything else (other
+   * parameters, leading zeros, arrays, bad values) is undefined here and goes to class-validator.
+   */
+  static fromCommonQuery(query: unknown): ListQueryDto | undefined {
+    if (typeof query !== "object" || query === null) return undefined;
+    const { page, per_page, ...others } = query as Record<string, unknown>;
+    if (Object.keys(others).length > 0) return undefined;
+    if (page !== undefined && !(typeof page === "string" && COMMON_PAGE.test(page))) return undefined;
+    if (per_page !== undefined && !(typeof per_page === "string" && COMMON_PER_PAGE.test(per_page))) return undefined;
+    const dto = new ListQueryDto();
+    if (page !== undefined) dto.page = page;
+    if (per_page !== undefined) dto.per_page = per_page;
+    return dto;
+  }
+
   @IsOptional()
   @IsDecimalIntegerInRange(PAGINATION.page.min, PAGINATION.page.max)
   page?: string;

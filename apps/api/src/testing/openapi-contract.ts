@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 
@@ -35,6 +36,14 @@ function withAbsoluteRefs(schema: Json): Json {
 }
 
 const HTTP_METHODS = ["get", "head", "post", "put", "patch", "delete", "options", "trace"];
+
+/** The body without its content coding (gzip, br), as a client reads it. */
+function decoded(response: ObservedResponse): Buffer {
+  const coding = response.headers["content-encoding"];
+  if (coding === "gzip") return gunzipSync(response.body);
+  if (coding === "br") return brotliDecompressSync(response.body);
+  return response.body;
+}
 
 /** Checks responses against an OpenAPI 3.1 document: status, headers, content type and body schema. */
 export class OpenApiContract {
@@ -133,7 +142,7 @@ export class OpenApiContract {
     if (media === undefined) {
       return [`content type ${String(contentType)} is not one of ${Object.keys(content).join(", ")}`];
     }
-    let body: unknown = response.body.toString("utf8");
+    let body: unknown = decoded(response).toString("utf8");
     if (/[/+]json$/.test(mediaType ?? "")) {
       try {
         body = JSON.parse(body as string);

@@ -1,0 +1,177 @@
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { createTestDatabase } from "@community/db/testing";
+import autocannon from "autocannon";
+import { Client } from "pg";
+import { BENCH_TOKEN, loadBenchData } from "./load";
+import { type RunningServer, startServer } from "./servers";
+
+/**
+ * CPU per request of the api and the floor, and of the PostgreSQL backends serving each, on a
+ * machine shared with other work: throughput there says more about the neighbours than about the
+ * server, while the CPU time a process spends per request does not. For each case, each round
+ * sends the same number of requests to the api then the floor (interleaved) and reads utime+stime
+ * of the server process and of its database backends from /proc before and after; the report
+ * gives the median over the rounds.
+ *
+ *   node bench/dist/cpu-per-request.js [--n=1000] [--requests=2000] [--rounds=3] [--only=<part of a case name>]
+ *   PAGE_CACHE_BYTES=0 node bench/dist/cpu-per-request.js   # the api without its page cache
+ *   API_NODE_FLAGS="--max-semi-space-size=16" node bench/dist/cpu-per-request.js   # extra api flags
+ */
+
+const EVENTS = "/v1/me/community/team/events";
+const GUIDES = "/v1/me/community/team/guides";
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+interface Case {
+  name: string;
+  path: string;
+  headers?: Record<string, string>;
+  etag?: boolean;
+}
+
+function cases(n: number): Case[] {
+  const last = Math.ceil(n / 100);
+  return [
+    { name: "events first page, per_page 100", path: `${EVENTS}?page=1&per_page=100` },
+    {
+      name: "events first page, per_page 100, gzip/br",
+      path: `${EVENTS}?page=1&per_page=100`,
+      headers: { "accept-encoding": "gzip, br" },
+    },
+    {
+      name: `events middle page (${Math.ceil(last / 2)}), per_page 100`,
+      path: `${EVENTS}?page=${Math.ceil(last / 2)}&per_page=100`,
+    },
+    { name: "events first page, per_page 10", path: `${EVENTS}?page=1&per_page=10` },
+    { name: `guides last page (${last}), per_page 100`, path: `${GUIDES}?page=${last}&per_page=100` },
+    { name: "events first page, 304 revalidation", path: `${EVENTS}?page=1&per_page=100`, etag: true },
+  ];
+}
+
+function arg(name: string, fallback: number): number {
+  const found = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return found === undefined ? fallback : Number(found.slice(name.length + 3));
+}
+
+/** utime + stime of a process, in ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** CPU ms of each process that is still there. */
+function cpuByPid(pids: number[]): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      cpu.set(pid, cpuMs(pid));
+    } catch {
+      // a backend that ended between the listing and the read
+    }
+  }
+  return cpu;
+}
+
+/** CPU spent between two readings by the processes of the second (new ones from zero). */
+function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** The raw response of one GET: status, headers and body bytes (no decompression). */
+function fetchRaw(url: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }>(
+    (resolve, reject) => {
+      const req = httpRequest(url, { headers }, (response) => {
+        let bytes = 0;
+        response.on("data", (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes }));
+      });
+      req.on("error", reject);
+      req.end();
+    },
+  );
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+async function main(): Promise<void> {
+  const n = arg("n", 1000);
+  const requests = arg("requests", 2000);
+  const rounds = arg("rounds", 3);
+  const database = await createTestDatabase(`bench_cpu_${n}`);
+  const servers: RunningServer[] = [];
+  const admin = new Client({ connectionString: database.url });
+  try {
+    await loadBenchData(database.url, n);
+    await admin.connect();
+    const extra = (process.env.API_NODE_FLAGS ?? "").split(/\s+/).filter((f) => f !== "");
+    const api = await startServer("api", { databaseUrl: database.url, poolMax: 10, nodeArgs: extra });
+    servers.push(api);
+    const floor = await startServer("floor", { databaseUrl: database.url, poolMax: 10 });
+    servers.push(floor);
+    const backends = async () => {
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      );
+      return rows.map((r) => r.pid);
+    };
+    const lines: string[] = [];
+    process.stderr.write(`api flags: ${extra.join(" ") || "(image's)"}\n`);
+    const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+    for (const c of cases(n).filter((c) => only === undefined || c.name.includes(only))) {
+      const samples = { api: [] as number[], floor: [] as number[], apiPg: [] as number[], floorPg: [] as number[] };
+      const rates = { api: [] as number[], floor: [] as number[] };
+      const bytes = { api: 0, floor: 0 };
+      for (let round = 0; round < rounds; round++) {
+        for (const server of [api, floor]) {
+          const url = `${server.baseUrl}${c.path}`;
+          const headers: Record<string, string> = { authorization: `Bearer ${BENCH_TOKEN}`, ...c.headers };
+          const first = await fetchRaw(url, headers);
+          bytes[server.name as "api" | "floor"] = first.bytes;
+          if (c.etag) headers["if-none-match"] = String(first.headers.etag);
+          // warm-up: JIT, pool connections, caches
+          await autocannon({ url, headers, connections: 10, amount: Math.ceil(requests / 4) });
+          const pgBefore = cpuByPid(await backends());
+          const cpuBefore = cpuMs(server.pid);
+          const result = await autocannon({ url, headers, connections: 10, amount: requests });
+          const cpu = cpuMs(server.pid) - cpuBefore;
+          const pg = cpuDelta(pgBefore, cpuByPid(await backends()));
+          const ok = result["2xx"] + result["3xx"];
+          if (ok !== requests) throw new Error(`${c.name} on ${server.name}: ${ok} of ${requests} succeeded`);
+          const key = server.name as "api" | "floor";
+          samples[key].push(cpu / requests);
+          samples[key === "api" ? "apiPg" : "floorPg"].push(pg / requests);
+          rates[key].push(result.requests.average);
+        }
+      }
+      const line =
+        `${c.name}: CPU/request api ${median(samples.api).toFixed(2)} ms, floor ${median(samples.floor).toFixed(2)} ms ` +
+        `(api/floor ${(median(samples.api) / median(samples.floor)).toFixed(2)}); ` +
+        `PostgreSQL CPU/request api ${median(samples.apiPg).toFixed(2)} ms, floor ${median(samples.floorPg).toFixed(2)} ms; ` +
+        `req/s api ${median(rates.api).toFixed(0)}, floor ${median(rates.floor).toFixed(0)} ` +
+        `(api/floor ${(median(rates.api) / median(rates.floor)).toFixed(2)}); body bytes api ${bytes.api}, floor ${bytes.floor}`;
+      process.stderr.write(`${line}\n`);
+      lines.push(line);
+    }
+    lines.push(`api peak RSS ${api.peakRssMb().toFixed(0)} MB, floor ${floor.peakRssMb().toFixed(0)} MB`);
+    process.stdout.write(`\n${lines.join("\n")}\n`);
+  } finally {
+    await admin.end().catch(() => undefined);
+    for (const server of servers) await server.stop();
+    await database.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -8,7 +8,8 @@ import { TcpProxy } from "../testing/tcp-proxy";
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
 /** A table only the list page statements read, and one only the token lookup reads. */
-const LIST_SQL = "team_list_stats";
+/** Only the page statement has this CTE (the token lookup reads the list versions too). */
+const LIST_SQL = "page AS (";
 const TOKEN_SQL = "access_tokens";
 
 /** What the clients sent through a proxy since the last `reset()`, as text (queries are sent as text). */
@@ -47,7 +48,8 @@ describe("read replica (DATABASE_READ_URL)", () => {
     e2e = await startE2eApp("postgres", contractFixture(), {
       rewriteUrl: (url) => primary.route(url),
       readUrl: (url) => replica.route(url),
-      env: { DB_BREAKER_PROBE_MS: "100" },
+      // No page cache: every list request reads its page, so each one shows where reads go.
+      env: { DB_BREAKER_PROBE_MS: "100", PAGE_CACHE_BYTES: "0" },
     });
   });
 

@@ -1,14 +1,18 @@
 import {
   type ArgumentMetadata,
-  type PipeTransform,
   type ValidationError,
   ValidationPipe,
   type ValidationPipeOptions,
 } from "@nestjs/common";
 import { getMetadataStorage } from "class-validator";
-import { InvalidFormException, InvalidQueryException, type ParameterError } from "./problems";
+import { InvalidQueryException, type ParameterError } from "./problems";
 
-const options = (problem: (errors: ParameterError[]) => Error): ValidationPipeOptions => ({
+/**
+ * Validation with class-validator that reports every invalid parameter at once, as the problem
+ * `problem` makes of them. Unknown parameters are dropped (whitelist), not rejected: the contract
+ * ignores them.
+ */
+export const validationOptions = (problem: (errors: ParameterError[]) => Error): ValidationPipeOptions => ({
   transform: true,
   whitelist: true,
   forbidNonWhitelisted: false,
@@ -51,15 +55,17 @@ function bracketedParameters(query: unknown, declared: Set<string>): ParameterEr
 }
 
 /**
- * Validates a query DTO; an invalid one is an invalid-query problem naming every bad parameter,
- * including a declared parameter sent in bracket form.
+ * The api's global pipe: validates query DTOs; an invalid one is an invalid-query problem naming
+ * every bad parameter, including a declared parameter sent in bracket form. A body is validated by
+ * the pipe of the route that reads it (only the sign-in forms take one).
  */
-class QueryValidationPipe extends ValidationPipe {
+export class QueryValidationPipe extends ValidationPipe {
   constructor() {
-    super(options((errors) => new InvalidQueryException(errors)));
+    super(validationOptions((errors) => new InvalidQueryException(errors)));
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === "body") return value;
     const bracketed = bracketedParameters(value, declaredParameters(metadata.metatype));
     let invalid: ParameterError[] = [];
     try {
@@ -72,23 +78,5 @@ class QueryValidationPipe extends ValidationPipe {
     // One error per parameter: a value that is invalid already says so.
     const named = new Set(invalid.map((error) => error.parameter));
     throw new InvalidQueryException([...invalid, ...bracketed.filter((error) => !named.has(error.parameter))]);
-  }
-}
-
-export function createQueryValidationPipe(): ValidationPipe {
-  return new QueryValidationPipe();
-}
-
-/**
- * Validates query and form DTOs with class-validator and reports every invalid parameter at once:
- * an invalid-query problem for a query, an invalid-form one for a form body. Unknown parameters
- * are dropped (whitelist), not rejected: the contract ignores them.
- */
-export class RequestValidationPipe implements PipeTransform {
-  private readonly query = createQueryValidationPipe();
-  private readonly form = new ValidationPipe(options((errors) => new InvalidFormException(errors)));
-
-  transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    return (metadata.type === "body" ? this.form : this.query).transform(value, metadata);
   }
 }

@@ -1,13 +1,13 @@
 import { PAGINATION } from "@community/domain";
 import type { ArgumentMetadata } from "@nestjs/common";
 import { InvalidQueryException } from "../common/problems";
-import { createQueryValidationPipe } from "../common/validation.pipe";
+import { QueryValidationPipe } from "../common/validation.pipe";
 import { decimalIntegerInRange, ListQueryDto, toPageRequest } from "./list-query.dto";
 
 const metadata: ArgumentMetadata = { type: "query", metatype: ListQueryDto };
 
 async function validate(query: Record<string, unknown>): Promise<ListQueryDto> {
-  return createQueryValidationPipe().transform(query, metadata);
+  return (await new QueryValidationPipe().transform(query, metadata)) as ListQueryDto;
 }
 
 async function rejection(query: Record<string, unknown>): Promise<InvalidQueryException> {

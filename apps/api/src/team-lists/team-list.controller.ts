@@ -1,11 +1,11 @@
 import { All, type CanActivate, Get, Headers, Query, Req, type Type, UseGuards, UseInterceptors } from "@nestjs/common";
 import type { Request } from "express";
 import { AcceptJsonGuard } from "../common/accept-json.guard";
-import { MethodNotAllowedException } from "../common/problems";
 import { CurrentTeam } from "./current-team.decorator";
 import { ListPageInterceptor } from "./list-page.interceptor";
 import { ListQueryDto, toPageRequest } from "./list-query.dto";
 import type { ListPage, TeamListService } from "./team-list.service";
+import { MethodNotAllowedException } from "./team-lists.problems";
 
 /**
  * The routes of a team list controller (the subclass names the path with @Controller): GET (and

@@ -7,8 +7,8 @@ import {
   pageOffset,
   paginationMeta,
 } from "@community/domain";
-import { NoCommunityTeamException } from "../common/problems";
 import type { TeamListRepository } from "./team-list.repository";
+import { NoCommunityTeamException } from "./team-lists.problems";
 
 /** What a list use case needs from the request: the page and the client's cached tag, if any. */
 export interface ListRequest extends PageRequest {

@@ -3,7 +3,7 @@ import { type DynamicModule, Global, Module } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
 import { ProblemFilter } from "./common/problem.filter";
-import { RequestValidationPipe } from "./common/validation.pipe";
+import { QueryValidationPipe } from "./common/validation.pipe";
 import { APP_CONFIG, type AppConfig } from "./config/config";
 import { DatabaseModule } from "./database/database.module";
 import { DATABASE } from "./database/database.tokens";
@@ -59,7 +59,7 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
-        { provide: APP_PIPE, useClass: RequestValidationPipe },
+        { provide: APP_PIPE, useClass: QueryValidationPipe },
       ],
     };
   }

@@ -2,7 +2,7 @@ import { READ_SCOPE } from "@community/domain";
 import { type ExecutionContext, Injectable } from "@nestjs/common";
 import { AuthGuard } from "@nestjs/passport";
 import type { Request } from "express";
-import { InsufficientScopeException, InvalidTokenException, MissingCredentialsException } from "../common/problems";
+import { InsufficientScopeException, InvalidTokenException, MissingCredentialsException } from "./auth.problems";
 import type { Member } from "./member";
 
 export type AuthenticatedRequest = Request & { member: Member };

@@ -32,16 +32,23 @@ export interface PreparedDatabase {
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
 
-function open(config: AppConfig, url: string, poolMax: number, logger: Logger, readUrl?: string): Database {
-  return createDatabase({
-    url,
-    readUrl,
-    poolMax,
+/** The pool's timeouts and circuit breaker, as configured. */
+export function databaseLimits(config: AppConfig) {
+  return {
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     lockTimeoutMs: config.dbLockTimeoutMs,
     breakerThreshold: config.dbBreakerThreshold,
     breakerProbeMs: config.dbBreakerProbeMs,
+  };
+}
+
+function open(config: AppConfig, url: string, poolMax: number, logger: Logger, readUrl?: string): Database {
+  return createDatabase({
+    url,
+    readUrl,
+    poolMax,
+    ...databaseLimits(config),
     onIdleError: (error) => logger.warn(`idle database connection failed: ${error.message}`),
   });
 }

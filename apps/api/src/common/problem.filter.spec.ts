@@ -1,7 +1,9 @@
 import { type ArgumentsHost, HttpStatus, Logger, NotFoundException, PayloadTooLargeException } from "@nestjs/common";
+import { InsufficientScopeException } from "../auth/auth.problems";
 import { loadConfig } from "../config/config";
+import { MethodNotAllowedException } from "../team-lists/team-lists.problems";
 import { ProblemFilter } from "./problem.filter";
-import { InsufficientScopeException, InvalidQueryException, MethodNotAllowedException } from "./problems";
+import { InvalidQueryException } from "./problems";
 
 /** A fake Express response that records what the filter writes. */
 function fakeHost(method = "GET", url = "/v1/me/community/team/events?page=x&access_token=secret") {

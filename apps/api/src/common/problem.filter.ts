@@ -8,14 +8,10 @@ import {
   InternalProblemException,
   NotFoundProblemException,
   ProblemException,
-  type ProblemName,
   ServiceUnavailableException,
 } from "./problems";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8";
-
-/** The problems of the framework's own errors (unknown routes, unreadable requests), by status. */
-const FRAMEWORK_PROBLEMS: Record<number, ProblemName> = { 413: "PayloadTooLarge" };
 
 /**
  * Where a route serves pages to a person (the sign-in pages), it puts a renderer under this key of
@@ -82,7 +78,8 @@ export class ProblemFilter implements ExceptionFilter {
     }
     if (failure !== undefined) {
       // One line, no stack: the cause is outside the code (an outage or an overloaded database).
-      this.logger.warn(`database ${failure} during ${request.method} ${request.path}: ${describe(exception)}`);
+      const reason = exception instanceof Error ? exception.message : String(exception);
+      this.logger.warn(`database ${failure} during ${request.method} ${request.path}: ${reason}`);
       return new ServiceUnavailableException(
         this.config.retryAfterSeconds,
         failure === "saturated" ? "The database is too busy to answer in time; try again later" : undefined,
@@ -94,7 +91,7 @@ export class ProblemFilter implements ExceptionFilter {
       if (status === 404) {
         return new NotFoundProblemException(`No resource at ${request.method} ${request.path}`);
       }
-      return new ProblemException(FRAMEWORK_PROBLEMS[status] ?? "BadRequest", exception.message);
+      return new ProblemException(status === 413 ? "PayloadTooLarge" : "BadRequest", exception.message);
     }
     this.logger.error(
       `unexpected failure during ${request.method} ${request.path}`,
@@ -102,8 +99,4 @@ export class ProblemFilter implements ExceptionFilter {
     );
     return new InternalProblemException();
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -32,8 +32,11 @@ export interface ProblemType {
   example: Pick<Problem, "detail" | "errors"> & { instance?: string };
 }
 
-const REALM = 'Bearer realm="api"';
-const ALLOWED_METHODS = "GET, HEAD";
+/** The challenge of the api's bearer authentication, and of the metrics endpoint's. */
+export const REALM = 'Bearer realm="api"';
+export const METRICS_REALM = 'Bearer realm="metrics"';
+/** The methods every list path answers. */
+export const ALLOWED_METHODS = "GET, HEAD";
 
 const retryAfterHeader: Record<string, ProblemHeader> = {
   "Retry-After": {
@@ -98,7 +101,7 @@ export const PROBLEM_CATALOGUE = {
     status: 401,
     title: "Unauthorized",
     docs: "METRICS_TOKEN is set and the request does not carry it.",
-    headers: challengeHeader({ const: 'Bearer realm="metrics"' }),
+    headers: challengeHeader({ const: METRICS_REALM }),
     example: { detail: "GET /metrics requires Authorization: Bearer <METRICS_TOKEN>", instance: "/metrics" },
   },
   InsufficientScope: {
@@ -220,7 +223,7 @@ export class ProblemException extends Error {
 }
 
 /** A problem that lists every invalid input at once (`errors`). */
-abstract class FieldErrorsException extends ProblemException {
+export abstract class FieldErrorsException extends ProblemException {
   constructor(
     problem: "InvalidQuery" | "InvalidForm",
     readonly errors: ParameterError[],
@@ -233,7 +236,8 @@ abstract class FieldErrorsException extends ProblemException {
   }
 }
 
-const retryAfter = (seconds: number) => ({ "Retry-After": String(seconds) });
+/** The Retry-After header of a problem the client may retry. */
+export const retryAfter = (seconds: number) => ({ "Retry-After": String(seconds) });
 
 export class InvalidQueryException extends FieldErrorsException {
   constructor(errors: ParameterError[]) {
@@ -241,62 +245,9 @@ export class InvalidQueryException extends FieldErrorsException {
   }
 }
 
-/** A form of the sign-in pages that fails validation. */
-export class InvalidFormException extends FieldErrorsException {
-  constructor(errors: ParameterError[]) {
-    super("InvalidForm", errors);
-  }
-}
-
-/** A sign-in or consent step that cannot go on (unknown, expired or finished interaction). */
-export class InteractionFailedException extends ProblemException {
-  constructor(detail: string) {
-    super("InteractionFailed", detail);
-  }
-}
-
-/** No usable credentials: no Authorization header, another scheme, or an empty bearer token. */
-export class MissingCredentialsException extends ProblemException {
-  constructor() {
-    super("Unauthorized", "This endpoint requires an Authorization: Bearer <access token> header", {
-      "WWW-Authenticate": REALM,
-    });
-  }
-}
-
-/** A bearer token was sent and is not valid. Never says whether it was unknown, expired or revoked. */
-export class InvalidTokenException extends ProblemException {
-  constructor() {
-    super("Unauthorized", "The access token is not valid", {
-      "WWW-Authenticate": `${REALM}, error="invalid_token", error_description="The access token is not valid"`,
-    });
-  }
-}
-
-/** A valid token that lacks the scope the endpoint needs (RFC 6750 section 3.1). */
-export class InsufficientScopeException extends ProblemException {
-  constructor(readonly scope: string) {
-    super("InsufficientScope", `The access token does not grant the scope ${scope}`, {
-      "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${scope}"`,
-    });
-  }
-}
-
 export class NotFoundProblemException extends ProblemException {
   constructor(detail: string) {
     super("NotFound", detail);
-  }
-}
-
-export class NoCommunityTeamException extends ProblemException {
-  constructor() {
-    super("NoCommunityTeam", "The authenticated user is not a member of a community team");
-  }
-}
-
-export class MethodNotAllowedException extends ProblemException {
-  constructor(method: string) {
-    super("MethodNotAllowed", `${method} is not allowed here; use GET or HEAD`, { Allow: ALLOWED_METHODS });
   }
 }
 
@@ -315,79 +266,5 @@ export class ServiceUnavailableException extends ProblemException {
 export class InternalProblemException extends ProblemException {
   constructor() {
     super("Internal", "An unexpected error occurred");
-  }
-}
-
-/** Too many requests for one token (or client address) in the current window. */
-export class RateLimitedException extends ProblemException {
-  constructor(retryAfterSeconds: number, limit: number, windowSeconds: number) {
-    super(
-      "RateLimited",
-      `More than ${limit} requests in ${windowSeconds} s; try again in ${retryAfterSeconds} s`,
-      retryAfter(retryAfterSeconds),
-    );
-  }
-}
-
-/** Readiness failed: the database is unreachable or its migrations are not all applied. */
-export class NotReadyException extends ProblemException {
-  constructor(
-    retryAfterSeconds: number,
-    private readonly checks: Record<string, unknown>,
-  ) {
-    super("NotReady", "The service is not ready to serve requests", retryAfter(retryAfterSeconds));
-  }
-
-  override extensions() {
-    return { checks: this.checks };
-  }
-}
-
-/** The request did not complete in time (REQUEST_TIMEOUT_MS), almost always a slow database. */
-export class RequestTimeoutException extends ProblemException {
-  constructor(timeoutMs: number, retryAfterSeconds: number) {
-    super(
-      "Unavailable",
-      `The request did not complete within ${timeoutMs} ms; try again later`,
-      retryAfter(retryAfterSeconds),
-    );
-  }
-}
-
-/** A declared body larger than BODY_LIMIT_BYTES. */
-export class PayloadTooLargeException extends ProblemException {
-  constructor(limitBytes: number) {
-    super("PayloadTooLarge", `Request bodies are limited to ${limitBytes} bytes`);
-  }
-}
-
-/**
- * A request head that Node's HTTP parser refused before any request existed (answered on the
- * socket itself: see security/request-head.ts).
- */
-export class RequestHeaderTooLargeException extends ProblemException {
-  constructor(limitBytes: number) {
-    super("RequestHeaderTooLarge", `The request line and headers are limited to ${limitBytes} bytes`);
-  }
-}
-
-export class MalformedRequestException extends ProblemException {
-  constructor(reason: string) {
-    super("BadRequest", `The request is not valid HTTP/1.1: ${reason}`);
-  }
-}
-
-export class RequestHeadTimeoutException extends ProblemException {
-  constructor(timeoutMs: number) {
-    super("RequestTimeout", `The request head did not arrive within ${timeoutMs} ms`);
-  }
-}
-
-/** GET /metrics without the configured METRICS_TOKEN. */
-export class MetricsUnauthorizedException extends ProblemException {
-  constructor() {
-    super("MetricsUnauthorized", "GET /metrics requires Authorization: Bearer <METRICS_TOKEN>", {
-      "WWW-Authenticate": 'Bearer realm="metrics"',
-    });
   }
 }

@@ -1,14 +1,18 @@
 import {
   type ArgumentMetadata,
-  type PipeTransform,
   type ValidationError,
   ValidationPipe,
   type ValidationPipeOptions,
 } from "@nestjs/common";
 import { getMetadataStorage } from "class-validator";
-import { InvalidFormException, InvalidQueryException, type ParameterError } from "./problems";
+import { InvalidQueryException, type ParameterError } from "./problems";
 
-const options = (problem: (errors: ParameterError[]) => Error): ValidationPipeOptions => ({
+/**
+ * Validation with class-validator that reports every invalid parameter at once, as the problem
+ * `problem` makes of them. Unknown parameters are dropped (whitelist), not rejected: the contract
+ * ignores them.
+ */
+export const validationOptions = (problem: (errors: ParameterError[]) => Error): ValidationPipeOptions => ({
   transform: true,
   whitelist: true,
   forbidNonWhitelisted: false,
@@ -51,35 +55,6 @@ function bracketedParameters(query: unknown, declared: Set<string>): ParameterEr
 }
 
 /**
- * Validates a query DTO; an invalid one is an invalid-query problem naming every bad parameter,
- * including a declared parameter sent in bracket form.
- */
-class QueryValidationPipe extends ValidationPipe {
-  constructor() {
-    super(options((errors) => new InvalidQueryException(errors)));
-  }
-
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const bracketed = bracketedParameters(value, declaredParameters(metadata.metatype));
-    let invalid: ParameterError[] = [];
-    try {
-      const query = await super.transform(value, metadata);
-      if (bracketed.length === 0) return query;
-    } catch (error) {
-      if (!(error instanceof InvalidQueryException) || bracketed.length === 0) throw error;
-      invalid = error.errors;
-    }
-    // One error per parameter: a value that is invalid already says so.
-    const named = new Set(invalid.map((error) => error.parameter));
-    throw new InvalidQueryException([...invalid, ...bracketed.filter((error) => !named.has(error.parameter))]);
-  }
-}
-
-export function createQueryValidationPipe(): ValidationPipe {
-  return new QueryValidationPipe();
-}
-
-/**
  * A query DTO class may recognise its common, valid input itself, cheaper than class-validator and
  * class-transformer; it answers undefined for anything else, which class-validator then judges
  * (and words the 400 for).
@@ -93,19 +68,32 @@ function hasFastPath(metatype: unknown): metatype is CommonQueryFastPath {
 }
 
 /**
- * Validates query and form DTOs with class-validator and reports every invalid parameter at once:
- * an invalid-query problem for a query, an invalid-form one for a form body. Unknown parameters
- * are dropped (whitelist), not rejected: the contract ignores them.
+ * The api's global pipe: validates query DTOs; an invalid one is an invalid-query problem naming
+ * every bad parameter, including a declared parameter sent in bracket form. A body is validated by
+ * the pipe of the route that reads it (only the sign-in forms take one).
  */
-export class RequestValidationPipe implements PipeTransform {
-  private readonly query = createQueryValidationPipe();
-  private readonly form = new ValidationPipe(options((errors) => new InvalidFormException(errors)));
+export class QueryValidationPipe extends ValidationPipe {
+  constructor() {
+    super(validationOptions((errors) => new InvalidQueryException(errors)));
+  }
 
-  transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    if (metadata.type === "query" && hasFastPath(metadata.metatype)) {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === "body") return value;
+    if (hasFastPath(metadata.metatype)) {
       const common = metadata.metatype.fromCommonQuery(value);
       if (common !== undefined) return common;
     }
-    return (metadata.type === "body" ? this.form : this.query).transform(value, metadata);
+    const bracketed = bracketedParameters(value, declaredParameters(metadata.metatype));
+    let invalid: ParameterError[] = [];
+    try {
+      const query = await super.transform(value, metadata);
+      if (bracketed.length === 0) return query;
+    } catch (error) {
+      if (!(error instanceof InvalidQueryException) || bracketed.length === 0) throw error;
+      invalid = error.errors;
+    }
+    // One error per parameter: a value that is invalid already says so.
+    const named = new Set(invalid.map((error) => error.parameter));
+    throw new InvalidQueryException([...invalid, ...bracketed.filter((error) => !named.has(error.parameter))]);
   }
 }

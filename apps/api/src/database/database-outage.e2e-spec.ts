@@ -1,9 +1,7 @@
-import { testAdminUrl } from "@community/db/testing";
-import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import { TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { TcpProxy } from "../testing/tcp-proxy";
+import { type ProxiedE2eApp, startE2eAppBehindProxy } from "../testing/e2e-app";
 
 const PATH = "/v1/me/community/team/events";
 
@@ -12,24 +10,19 @@ const PATH = "/v1/me/community/team/events";
  * get a 503 problem with Retry-After instead of hanging, and the service recovers by itself.
  */
 describe("database outage", () => {
-  let proxy: TcpProxy;
-  let e2e: E2eApp;
+  let e2e: ProxiedE2eApp;
   const get = () => request(e2e.server).get(PATH).set("Authorization", `Bearer ${TOKENS.runner}`).timeout(20_000);
 
   beforeAll(async () => {
-    proxy = await TcpProxy.inFrontOf(testAdminUrl());
-    e2e = await startE2eApp("postgres", contractFixture(), { rewriteUrl: (url) => proxy.route(url) });
+    e2e = await startE2eAppBehindProxy();
   });
 
-  afterAll(async () => {
-    await e2e?.close();
-    await proxy?.cut();
-  });
+  afterAll(() => e2e?.close());
 
   it("serves, answers 503 with Retry-After while the database is gone, and recovers without a restart", async () => {
     expect((await get()).status).toBe(200);
 
-    await proxy.cut();
+    await e2e.proxy.cut();
     for (let i = 0; i < 3; i++) {
       const response = await get();
       expectProblem(response, 503, "unavailable");
@@ -39,7 +32,7 @@ describe("database outage", () => {
     // Unauthenticated requests do not need the database: still a plain 401.
     expectProblem(await request(e2e.server).get(PATH), 401, "unauthorized");
 
-    await proxy.start();
+    await e2e.proxy.start();
     let status = 0;
     for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
       status = (await get()).status;

@@ -1,11 +1,9 @@
-import { testAdminUrl } from "@community/db/testing";
-import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import { TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, type ProxiedE2eApp, startE2eAppBehindProxy } from "../testing/e2e-app";
 import { reportFault, timed } from "../testing/fault-report";
 import { LogSpy } from "../testing/log-spy";
-import { TcpProxy } from "../testing/tcp-proxy";
 
 const EVENTS = "/v1/me/community/team/events";
 const REQUESTS = 200;
@@ -39,22 +37,16 @@ const percentile = (values: number[], p: number) =>
  */
 describe("database outage under load", () => {
   let logs: LogSpy;
-  let proxy: TcpProxy;
-  let e2e: E2eApp;
+  let e2e: ProxiedE2eApp;
 
   beforeAll(async () => {
     logs = new LogSpy();
-    proxy = await TcpProxy.inFrontOf(testAdminUrl());
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      rewriteUrl: (url) => proxy.route(url),
-      // A short statement timeout, so that a frozen server is noticed within the test's seconds.
-      env: { DB_STATEMENT_TIMEOUT_MS: "1000", DB_BREAKER_PROBE_MS: "200" },
-    });
+    // A short statement timeout, so that a frozen server is noticed within the test's seconds.
+    e2e = await startE2eAppBehindProxy({ DB_STATEMENT_TIMEOUT_MS: "1000", DB_BREAKER_PROBE_MS: "200" });
   });
 
   afterAll(async () => {
     await e2e?.close();
-    await proxy?.cut();
     logs?.restore();
   });
 
@@ -70,7 +62,7 @@ describe("database outage under load", () => {
   it("answers a stopped database with 503 + Retry-After at once, in a handful of log lines, and recovers", async () => {
     expect((await load(e2e, 5, 1)).map((result) => result.status)).toEqual([200, 200, 200, 200, 200]);
     const newLines = logs.mark();
-    await proxy.cut();
+    await e2e.proxy.cut();
     const { ms, value: results } = await timed(() => load(e2e, REQUESTS, CONCURRENCY));
     const lines = newLines();
     const metrics = (await request(e2e.server).get("/metrics")).text;
@@ -98,7 +90,7 @@ describe("database outage under load", () => {
       "unavailable",
     );
 
-    await proxy.start();
+    await e2e.proxy.start();
     expect(await recover()).toBe(200);
     expect((await request(e2e.server).get("/metrics")).text).toMatch(/^db_circuit_open 0$/m);
     expect(logs.lines.some((line) => line.level === "log" && /answers again/.test(line.message))).toBe(true);
@@ -106,16 +98,16 @@ describe("database outage under load", () => {
 
   it("stops knocking on a frozen database: few connection attempts and a low p99 once it is known to be down", async () => {
     expect(await recover()).toBe(200);
-    proxy.freeze();
-    const attemptsBefore = proxy.accepted;
+    e2e.proxy.freeze();
+    const attemptsBefore = e2e.proxy.accepted;
     let results: Array<{ status: number; ms: number }>;
     try {
       // The first requests find out (they wait for the statement timeout); the rest are refused.
       results = await load(e2e, REQUESTS, CONCURRENCY);
     } finally {
-      proxy.thaw();
+      e2e.proxy.thaw();
     }
-    const attempts = proxy.accepted - attemptsBefore;
+    const attempts = e2e.proxy.accepted - attemptsBefore;
     const p99 = percentile(
       results.map((result) => result.ms),
       99,

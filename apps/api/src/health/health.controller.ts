@@ -1,10 +1,10 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from "@nestjs/common";
 import { HealthCheck, HealthCheckService, type HealthIndicatorFunction } from "@nestjs/terminus";
 import { SkipThrottle } from "@nestjs/throttler";
-import { NotReadyException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DatabaseHealthIndicator } from "./database.health";
 import { DrainState } from "./drain-state";
+import { NotReadyException } from "./health.problems";
 import { RedisHealthIndicator } from "./redis.health";
 
 /** Probes for the platform: no authentication, never rate limited. */

@@ -1,23 +1,15 @@
-import { testAdminUrl } from "@community/db/testing";
-import { contractFixture } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { TcpProxy } from "../testing/tcp-proxy";
+import { type ProxiedE2eApp, startE2eAppBehindProxy } from "../testing/e2e-app";
 
 describe("health probes", () => {
-  let proxy: TcpProxy;
-  let e2e: E2eApp;
+  let e2e: ProxiedE2eApp;
 
   beforeAll(async () => {
-    proxy = await TcpProxy.inFrontOf(testAdminUrl());
-    e2e = await startE2eApp("postgres", contractFixture(), { rewriteUrl: (url) => proxy.route(url) });
+    e2e = await startE2eAppBehindProxy();
   });
 
-  afterAll(async () => {
-    await e2e?.close();
-    await proxy?.cut();
-  });
+  afterAll(() => e2e?.close());
 
   it("GET /health/live answers 200 JSON without authentication", async () => {
     const response = await request(e2e.server).get("/health/live");
@@ -56,14 +48,14 @@ describe("health probes", () => {
   });
 
   it("GET /health/ready answers 503 during a database outage while live stays 200, and recovers", async () => {
-    await proxy.cut();
+    await e2e.proxy.cut();
     const response = await request(e2e.server).get("/health/ready").timeout(20_000);
     expectProblem(response, 503, "unavailable");
     expect(response.headers["retry-after"]).toBe(String(e2e.config.retryAfterSeconds));
     expect(response.body.checks.database).toEqual({ status: "down", message: "the database is unreachable" });
     expect((await request(e2e.server).get("/health/live")).status).toBe(200);
 
-    await proxy.start();
+    await e2e.proxy.start();
     let status = 0;
     for (let attempt = 0; attempt < 20 && status !== 200; attempt++) {
       status = (await request(e2e.server).get("/health/ready")).status;

@@ -19,6 +19,34 @@ async function queriesWaitingOnLock(database: Database, name: string, count: num
   throw new Error(`fewer than ${count} queries are waiting`);
 }
 
+/** Polls `check` every `delayMs` until it holds or `attempts` run out; returns its last answer. */
+async function eventually<T>(
+  check: () => T | Promise<T>,
+  holds: (value: T) => boolean,
+  attempts: number,
+  delayMs: number,
+) {
+  let value = await check();
+  for (let attempt = 1; attempt < attempts && !holds(value); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    value = await check();
+  }
+  return value;
+}
+
+/** Holds an exclusive lock on `table` (every query on it waits) until the returned release. */
+async function lockTable(url: string, table: string): Promise<() => Promise<void>> {
+  const locker = createDatabase({ url, poolMax: 1 });
+  const blocker = await locker.pool.connect();
+  await blocker.query("BEGIN");
+  await blocker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  return async () => {
+    await blocker.query("ROLLBACK");
+    blocker.release();
+    await locker.close();
+  };
+}
+
 const connects = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
@@ -45,24 +73,18 @@ describe("graceful shutdown of the compiled server", () => {
     await testDb?.drop();
   });
 
+  const startApi = (env: Record<string, string> = {}) =>
+    new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", ...env });
+
   it("on SIGTERM stops accepting, finishes every request in flight with 200, closes the pool and exits 0", async () => {
-    const api = new ApiProcess({
-      DATABASE_URL: testDb.url,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "info",
-      SHUTDOWN_TIMEOUT_MS: "20000",
-    });
+    const api = startApi({ LOG_LEVEL: "info", SHUTDOWN_TIMEOUT_MS: "20000" });
     const port = await api.listening();
     const url = `http://127.0.0.1:${port}/v1/me/community/team/events`;
     expect((await fetch(url, { headers: { Authorization: `Bearer ${TOKENS.runner}` } })).status).toBe(200);
 
     // An exclusive lock on events holds every page query until the test lets go; the requests ask
     // for a page size not served before, which the page cache cannot answer without a page query.
-    const locker = createDatabase({ url: testDb.url, poolMax: 1 });
-    const blocker = await locker.pool.connect();
-    await blocker.query("BEGIN");
-    await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    const unlock = await lockTable(testDb.url, "events");
     const inFlight = Array.from({ length: IN_FLIGHT }, () =>
       fetch(`${url}?per_page=50`, { headers: { Authorization: `Bearer ${TOKENS.runner}` } }).then(async (response) => {
         const body = await response.text();
@@ -75,22 +97,12 @@ describe("graceful shutdown of the compiled server", () => {
       await queriesWaitingOnLock(database, testDb.name, IN_FLIGHT);
       api.kill("SIGTERM");
       // Stopped accepting: new connections are refused while the old requests still wait.
-      let refused = false;
-      for (let attempt = 0; attempt < 100 && !refused; attempt++) {
-        refused = !(await connects(port));
-        if (!refused) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const refused = await eventually(async () => !(await connects(port)), Boolean, 100, 20);
       expect(refused).toBe(true);
-      let logged = false;
-      for (let attempt = 0; attempt < 100 && !logged; attempt++) {
-        logged = api.entries().some((entry) => String(entry.msg).startsWith("SIGTERM received"));
-        if (!logged) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(logged).toBe(true);
+      const received = () => api.entries().some((entry) => String(entry.msg).startsWith("SIGTERM received"));
+      expect(await eventually(received, Boolean, 100, 20)).toBe(true);
     } finally {
-      await blocker.query("ROLLBACK");
-      blocker.release();
-      await locker.close();
+      await unlock();
     }
 
     const results = await Promise.all(inFlight);
@@ -99,37 +111,30 @@ describe("graceful shutdown of the compiled server", () => {
     expect(await api.exited).toBe(0);
     expect(api.entries().at(-1)).toMatchObject({ msg: "closed", context: "Bootstrap" });
     // The pool was closed: no session of the server (or the locker) is left once they end.
-    let sessions = -1;
-    for (let attempt = 0; attempt < 40 && sessions !== 0; attempt++) {
+    const sessions = async () => {
       const { rows } = await database.pool.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
         [testDb.name],
       );
-      sessions = rows[0]?.n ?? -1;
-      if (sessions !== 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(sessions).toBe(0);
+      return rows[0]?.n ?? -1;
+    };
+    expect(await eventually(sessions, (n) => n === 0, 40, 50)).toBe(0);
   }, 60_000);
 
   it("on SIGTERM with SHUTDOWN_DRAIN_DELAY_MS first answers readiness 503 while serving requests, then closes", async () => {
-    const api = new ApiProcess({
-      DATABASE_URL: testDb.url,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "info",
-      SHUTDOWN_DRAIN_DELAY_MS: "1500",
-    });
+    const api = startApi({ LOG_LEVEL: "info", SHUTDOWN_DRAIN_DELAY_MS: "1500" });
     const port = await api.listening();
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/health/ready`)).status).toBe(200);
     const signalled = Date.now();
     api.kill("SIGTERM");
 
-    let ready = await fetch(`${base}/health/ready`);
-    for (let attempt = 0; attempt < 50 && ready.status === 200; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      ready = await fetch(`${base}/health/ready`);
-    }
+    const ready = await eventually(
+      () => fetch(`${base}/health/ready`),
+      (answer) => answer.status !== 200,
+      51,
+      10,
+    );
     expect(ready.status).toBe(503);
     expect(ready.headers.get("content-type")).toBe("application/problem+json; charset=utf-8");
     expect(ready.headers.get("retry-after")).toBe("5");
@@ -155,13 +160,7 @@ describe("graceful shutdown of the compiled server", () => {
   }, 60_000);
 
   it("closes idle keep-alive connections after HTTP_KEEP_ALIVE_TIMEOUT_MS, not before", async () => {
-    const api = new ApiProcess({
-      DATABASE_URL: testDb.url,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      HTTP_KEEP_ALIVE_TIMEOUT_MS: "1500",
-      HTTP_HEADERS_TIMEOUT_MS: "2000",
-    });
+    const api = startApi({ HTTP_KEEP_ALIVE_TIMEOUT_MS: "1500", HTTP_HEADERS_TIMEOUT_MS: "2000" });
     const port = await api.listening();
     try {
       const socket = net.connect(port, "127.0.0.1");
@@ -180,18 +179,9 @@ describe("graceful shutdown of the compiled server", () => {
   }, 60_000);
 
   it("cuts requests still running after SHUTDOWN_TIMEOUT_MS and still exits 0", async () => {
-    const api = new ApiProcess({
-      DATABASE_URL: testDb.url,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      SHUTDOWN_TIMEOUT_MS: "300",
-      DB_STATEMENT_TIMEOUT_MS: "1000",
-    });
+    const api = startApi({ SHUTDOWN_TIMEOUT_MS: "300", DB_STATEMENT_TIMEOUT_MS: "1000" });
     const port = await api.listening();
-    const locker = createDatabase({ url: testDb.url, poolMax: 1 });
-    const blocker = await locker.pool.connect();
-    await blocker.query("BEGIN");
-    await blocker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
+    const unlock = await lockTable(testDb.url, "events");
     try {
       const stuck = fetch(`http://127.0.0.1:${port}/v1/me/community/team/events`, {
         headers: { Authorization: `Bearer ${TOKENS.runner}` },
@@ -212,20 +202,15 @@ describe("graceful shutdown of the compiled server", () => {
         "requests still running after 300 ms: closing their connections",
       );
     } finally {
-      await blocker.query("ROLLBACK");
-      blocker.release();
-      await locker.close();
+      await unlock();
     }
   }, 60_000);
 
   it("waits for handlers whose client already left before closing the pool, and exits 0", async () => {
-    const api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
+    const api = startApi({ LOG_LEVEL: "info" });
     const port = await api.listening();
-    const locker = createDatabase({ url: testDb.url, poolMax: 1 });
-    const blocker = await locker.pool.connect();
-    await blocker.query("BEGIN");
     // Held at the token lookup: after it, each handler still needs a connection for its page.
-    await blocker.query("LOCK TABLE access_tokens IN ACCESS EXCLUSIVE MODE");
+    const unlock = await lockTable(testDb.url, "access_tokens");
     try {
       const abort = new AbortController();
       const gone = Array.from({ length: 3 }, () =>
@@ -241,9 +226,7 @@ describe("graceful shutdown of the compiled server", () => {
       // The server has no connection left, but three handlers still wait for the database.
       await new Promise((resolve) => setTimeout(resolve, 500));
     } finally {
-      await blocker.query("ROLLBACK");
-      blocker.release();
-      await locker.close();
+      await unlock();
     }
     const exit = await Promise.race([api.exited, new Promise((resolve) => setTimeout(() => resolve("hung"), 20_000))]);
     expect(exit).toBe(0);
@@ -253,7 +236,7 @@ describe("graceful shutdown of the compiled server", () => {
   }, 60_000);
 
   it("writes its start-up logs as JSON lines when stdout is not a terminal", async () => {
-    const api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0" });
+    const api = startApi();
     await api.listening();
     api.kill("SIGTERM");
     expect(await api.exited).toBe(0);

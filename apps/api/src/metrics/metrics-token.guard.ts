@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from "@nestjs/common";
 import type { Request } from "express";
-import { MetricsUnauthorizedException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { MetricsUnauthorizedException } from "./metrics.problems";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 

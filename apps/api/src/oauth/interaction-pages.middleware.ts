@@ -2,8 +2,9 @@ import { Injectable, type NestMiddleware } from "@nestjs/common";
 import { urlencoded } from "body-parser";
 import type { NextFunction, Request, Response } from "express";
 import { PROBLEM_PAGE, type ProblemPage } from "../common/problem.filter";
-import { InvalidFormException, PayloadTooLargeException } from "../common/problems";
+import { PayloadTooLargeException } from "../security/security.problems";
 import { errorPage } from "./interaction-pages";
+import { InvalidFormException } from "./oauth.problems";
 
 /** The sign-in forms hold two short fields. */
 export const FORM_LIMIT_BYTES = 8 * 1024;

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Post, Req, Res } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
 import type { Request, Response } from "express";
+import { FormValidationPipe } from "./form-validation.pipe";
 import { InteractionService } from "./interaction.service";
 import { callbackPage, consentPage, loginPage } from "./interaction-pages";
 import { LoginFormDto } from "./login-form.dto";
@@ -27,7 +28,7 @@ export class InteractionController {
   }
 
   @Post("interaction/:uid/login")
-  async login(@Req() req: Request, @Res() res: Response, @Body() form: LoginFormDto): Promise<void> {
+  async login(@Req() req: Request, @Res() res: Response, @Body(FormValidationPipe) form: LoginFormDto): Promise<void> {
     const refused = await this.interactions.signIn(req, res, form);
     if (refused === undefined) return;
     const { uid, clientName, retryAfterSeconds } = refused;

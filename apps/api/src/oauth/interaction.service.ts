@@ -1,10 +1,10 @@
 import { verifySecret } from "@community/db";
 import { Injectable } from "@nestjs/common";
 import type { Request, Response } from "express";
-import { InteractionFailedException } from "../common/problems";
 import { UserRepository } from "../users/user.repository";
 import { AuthorizationServer } from "./authorization-server";
 import { LoginThrottle } from "./limits/login-throttle";
+import { InteractionFailedException } from "./oauth.problems";
 import type { Provider } from "./oidc-provider.types";
 
 /** Compared when a user id is unknown, so that unknown and known ids take the same time. */

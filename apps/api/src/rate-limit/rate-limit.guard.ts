@@ -10,8 +10,8 @@ import {
   type ThrottlerStorage,
 } from "@nestjs/throttler";
 import type { Request, Response } from "express";
-import { RateLimitedException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { RateLimitedException } from "./rate-limit.problems";
 import { RedisConnection } from "./redis.provider";
 
 const BEARER = /^\s*bearer\s+(\S+)\s*$/i;

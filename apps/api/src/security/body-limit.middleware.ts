@@ -1,7 +1,7 @@
 import { Inject, Injectable, type NestMiddleware } from "@nestjs/common";
 import type { NextFunction, Request, Response } from "express";
-import { PayloadTooLargeException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { PayloadTooLargeException } from "./security.problems";
 
 /**
  * Refuses a declared body over BODY_LIMIT_BYTES before any handler runs. No route parses bodies

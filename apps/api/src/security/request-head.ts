@@ -2,14 +2,13 @@ import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { Logger } from "@nestjs/common";
 import { PROBLEM_CONTENT_TYPE, type ProblemFilter } from "../common/problem.filter";
+import { ProblemException as Problem, type ProblemException } from "../common/problems";
+import type { AppConfig } from "../config/config";
 import {
   MalformedRequestException,
-  ProblemException as Problem,
-  type ProblemException,
   RequestHeaderTooLargeException,
   RequestHeadTimeoutException,
-} from "../common/problems";
-import type { AppConfig } from "../config/config";
+} from "./security.problems";
 
 /** What Node's HTTP parser reports with `clientError` (llhttp's code and reason). */
 interface ParserError extends Error {

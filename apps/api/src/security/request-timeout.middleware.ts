@@ -1,8 +1,8 @@
 import { Inject, Injectable, type NestMiddleware } from "@nestjs/common";
 import type { NextFunction, Request, Response } from "express";
 import { ProblemFilter } from "../common/problem.filter";
-import { RequestTimeoutException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { RequestTimeoutException } from "./security.problems";
 
 /**
  * Answers 503 `unavailable` (with Retry-After) to a request still unanswered REQUEST_TIMEOUT_MS

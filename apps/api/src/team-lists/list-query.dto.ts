@@ -45,7 +45,7 @@ const COMMON_PER_PAGE = /^(?:[1-9][0-9]?|100)$/;
 /** The pagination query of both list endpoints, as it arrives: strings, validated here. */
 export class ListQueryDto {
   /**
-   * The common valid query without class-validator (RequestValidationPipe's fast path): nothing
+   * The common valid query without class-validator (QueryValidationPipe's fast path): nothing
    * but `page` and `per_page`, each absent or canonical and in bounds. Anything else (other
    * parameters, leading zeros, arrays, bad values) is undefined here and goes to class-validator.
    */

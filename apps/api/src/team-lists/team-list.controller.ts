@@ -1,12 +1,12 @@
 import { All, type CanActivate, Get, Headers, Query, Req, Res, type Type, UseGuards } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { AcceptJsonGuard } from "../common/accept-json.guard";
-import { MethodNotAllowedException } from "../common/problems";
 import { negotiateContentCoding } from "./content-coding";
 import { type CallerTeam, CurrentTeam } from "./current-team.decorator";
 import { sendListPage } from "./list-page.response";
 import { ListQueryDto, toPageRequest } from "./list-query.dto";
 import type { ListRequest, TeamListService } from "./team-list.service";
+import { MethodNotAllowedException } from "./team-lists.problems";
 
 /**
  * The routes of a team list controller (the subclass names the path with @Controller): GET (and

@@ -9,10 +9,10 @@ import {
   pageOffset,
   paginationMeta,
 } from "@community/domain";
-import { NoCommunityTeamException } from "../common/problems";
 import type { CallerTeam } from "./current-team.decorator";
 import { PageBody, PageCache } from "./page-cache";
 import type { TeamListRepository } from "./team-list.repository";
+import { NoCommunityTeamException } from "./team-lists.problems";
 
 /** What a list use case needs from the request: the page, the client's cached tag, the body's coding. */
 export interface ListRequest extends PageRequest {

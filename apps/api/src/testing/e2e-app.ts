@@ -2,15 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase, type Database, migrateDeploy, startEmbeddedPostgres } from "@community/db";
-import { createTestDatabase } from "@community/db/testing";
+import { createTestDatabase, testAdminUrl } from "@community/db/testing";
 import type { FixtureFile } from "@community/domain";
 import { loadFixture } from "@community/fixtures";
+import { contractFixture } from "@community/fixtures/testing";
 import type { INestApplication } from "@nestjs/common";
 import type { DestinationStream } from "pino";
 import type { App } from "supertest/types";
 import { createApp } from "../app.factory";
+import { databaseLimits } from "../bootstrap/prepare-database";
 import { type AppConfig, loadConfig } from "../config/config";
 import { assertContractKept, watchContract } from "./contract-recorder";
+import { TcpProxy } from "./tcp-proxy";
 
 export { watchContract } from "./contract-recorder";
 
@@ -44,17 +47,7 @@ async function boot(
   logDestination?: DestinationStream,
   readUrl?: string,
 ) {
-  const database = createDatabase({
-    url,
-    readUrl,
-    poolMax,
-    connectTimeoutMs: config.dbConnectTimeoutMs,
-    statementTimeoutMs: config.dbStatementTimeoutMs,
-    lockTimeoutMs: config.dbLockTimeoutMs,
-    breakerThreshold: config.dbBreakerThreshold,
-    breakerProbeMs: config.dbBreakerProbeMs,
-    onIdleError: () => undefined,
-  });
+  const database = createDatabase({ url, readUrl, poolMax, ...databaseLimits(config), onIdleError: () => undefined });
   if (fixture !== undefined) await loadFixture(database.prisma, fixture);
   const app = await createApp(config, database, { logger: false, logDestination });
   await app.init();
@@ -120,6 +113,25 @@ export async function startE2eApp(
       await embedded.stop();
       rmSync(dataDir, { recursive: true, force: true });
       assertContractKept();
+    },
+  };
+}
+
+export type ProxiedE2eApp = E2eApp & { proxy: TcpProxy };
+
+/**
+ * An e2e app (PostgreSQL, contract fixture) whose database connections go through a TcpProxy, so
+ * that a test can take the database away (`proxy.cut()`) and bring it back (`proxy.restore()`).
+ */
+export async function startE2eAppBehindProxy(env?: NodeJS.ProcessEnv): Promise<ProxiedE2eApp> {
+  const proxy = await TcpProxy.inFrontOf(testAdminUrl());
+  const e2e = await startE2eApp("postgres", contractFixture(), { env, rewriteUrl: (url) => proxy.route(url) });
+  return {
+    ...e2e,
+    proxy,
+    async close() {
+      await e2e.close();
+      await proxy.cut();
     },
   };
 }

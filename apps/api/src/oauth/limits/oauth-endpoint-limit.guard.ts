@@ -1,8 +1,8 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { PROBLEM_PAGE, type ProblemPage } from "../../common/problem.filter";
-import { RateLimitedException } from "../../common/problems";
 import { APP_CONFIG, type AppConfig } from "../../config/config";
+import { RateLimitedException } from "../../rate-limit/rate-limit.problems";
 import { errorPage } from "../interaction-pages";
 import { LimitCounter } from "./limit-counter";
 

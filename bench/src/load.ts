@@ -1,4 +1,5 @@
 import { createDatabase } from "@community/db";
+import { type FixtureFile, validateFixture } from "@community/domain";
 import { loadFixture } from "@community/fixtures";
 import { copyFloorSeconds } from "./copy-floor";
 import { BENCH_TOKEN, baseFixture, LARGE_TEAM, teamItems, teamSizes } from "./dataset";
@@ -8,7 +9,9 @@ export interface LoadReport {
   n: number;
   /** Rows of events (and as many of guides) in the tables. */
   rowsPerTable: number;
-  /** Seconds to load the large team's N events through the seed loader (one transaction). */
+  /** Seconds to validate the large team's N events (what `pnpm seed` does while reading the file). */
+  largeTeamEventsValidationSeconds: number;
+  /** Seconds to load the large team's N events through the seed loader after that (one transaction). */
   largeTeamEventsSeconds: number;
   /** Seconds to load the large team's N guides (one transaction). */
   largeTeamGuidesSeconds: number;
@@ -27,6 +30,7 @@ export async function loadBenchData(url: string, n: number): Promise<LoadReport>
   const database = createDatabase({ url, poolMax: 2, statementTimeoutMs: 30 * 60_000 });
   const started = performance.now();
   const large = { events: 0, guides: 0 };
+  let validationSeconds = 0;
   try {
     await loadFixture(database, baseFixture());
     const sizes = teamSizes(n);
@@ -36,13 +40,20 @@ export async function loadBenchData(url: string, n: number): Promise<LoadReport>
     for (const { teamId, count } of sizes) {
       const items = teamItems(teamId, count);
       for (const list of ["events", "guides"] as const) {
-        const started = performance.now();
+        const fixture: FixtureFile = {
+          ...{ accounts: [], teams: [], users: [], access_tokens: [], events: [], guides: [] },
+          [list]: items[list],
+        };
+        // Validated first and timed apart, as `pnpm seed` validates while it reads the file.
+        let started = performance.now();
+        if (!validateFixture(fixture).ok) throw new Error(`the generated ${list} of ${teamId} are invalid`);
+        if (teamId === sizes[0]?.teamId && list === "events") validationSeconds = (performance.now() - started) / 1000;
+        started = performance.now();
         // Through the pool: collections this large stream through COPY into staging and one merge.
-        await loadFixture(
-          database,
-          { accounts: [], teams: [], users: [], access_tokens: [], events: [], guides: [], [list]: items[list] },
-          { onProgress: (done) => bar.update(before + done, grandTotal) },
-        );
+        await loadFixture(database, fixture, {
+          alreadyValidated: true,
+          onProgress: (done) => bar.update(before + done, grandTotal),
+        });
         if (teamId === sizes[0]?.teamId) large[list] = (performance.now() - started) / 1000;
         before += count;
       }
@@ -54,6 +65,7 @@ export async function loadBenchData(url: string, n: number): Promise<LoadReport>
     return {
       n,
       rowsPerTable: sizes.reduce((sum, team) => sum + team.count, 0),
+      largeTeamEventsValidationSeconds: validationSeconds,
       largeTeamEventsSeconds: large.events,
       largeTeamGuidesSeconds: large.guides,
       copyFloorEventsSeconds,

@@ -34,8 +34,7 @@ function parseArgs(argv: string[]) {
   }
   const cpuProf = argv.includes("--cpu-prof");
   const unknown = argv.filter((a) => a !== "--quick" && a !== "--cpu-prof" && !a.startsWith("--sizes="));
-  const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3));
-  if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error(`BENCH_ROUNDS must be a positive integer`);
+  const rounds = positiveEnv("BENCH_ROUNDS", quick ? 2 : 3);
   if (unknown.length > 0)
     throw new Error(`unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000)`);
   return {
@@ -44,10 +43,18 @@ function parseArgs(argv: string[]) {
     cpuProf,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
     rounds,
-    warmupSeconds: quick ? 1 : 3,
-    seconds: quick ? 1 : 8,
+    warmupSeconds: positiveEnv("BENCH_WARMUP_SECONDS", quick ? 1 : 3),
+    seconds: positiveEnv("BENCH_SECONDS", quick ? 1 : 8),
     poolMax: Number(process.env.DB_POOL_MAX ?? 10),
   };
+}
+
+function positiveEnv(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === "") return fallback;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return number;
 }
 
 const load = () =>

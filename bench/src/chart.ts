@@ -68,3 +68,70 @@ function niceStep(raw: number): number {
 }
 
 const round = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
+
+/** One group of bars: a label and, per series, a median with its min-max whisker. */
+export interface BarGroup {
+  label: string;
+  bars: Array<{ median: number; min: number; max: number }>;
+}
+
+/**
+ * A horizontal grouped bar chart (one group per row, one bar per series, a whisker for the
+ * spread over the rounds), self-contained SVG.
+ */
+export function barChartSvg(
+  title: string,
+  axisLabel: string,
+  series: Array<{ label: string; color: string }>,
+  groups: BarGroup[],
+): string {
+  const barHeight = 9;
+  const groupGap = 10;
+  const groupHeight = series.length * barHeight + groupGap;
+  const margin = { left: 330, right: 40, top: 60, bottom: 44 };
+  const plotWidth = 440;
+  const width = margin.left + plotWidth + margin.right;
+  const height = margin.top + groups.length * groupHeight + margin.bottom;
+  const maxValue = Math.max(1, ...groups.flatMap((g) => g.bars.map((b) => b.max)));
+  const step = niceStep(maxValue / 5);
+  const top = Math.ceil(maxValue / step) * step;
+  const x = (value: number) => margin.left + (value / top) * plotWidth;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="16" y="24" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
+  ];
+  series.forEach((s, i) => {
+    const legendX = margin.left + i * 120;
+    parts.push(
+      `<rect x="${legendX}" y="36" width="14" height="10" fill="${s.color}"/>`,
+      `<text x="${legendX + 20}" y="45">${escapeXml(s.label)}</text>`,
+    );
+  });
+  const plotBottom = margin.top + groups.length * groupHeight;
+  for (let value = 0; value <= top + step / 2; value += step) {
+    parts.push(
+      `<line x1="${x(value)}" x2="${x(value)}" y1="${margin.top}" y2="${plotBottom}" stroke="#ddd"/>`,
+      `<text x="${x(value)}" y="${plotBottom + 16}" text-anchor="middle">${round(value)}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="${margin.left + plotWidth / 2}" y="${height - 10}" text-anchor="middle">${escapeXml(axisLabel)}</text>`,
+  );
+  groups.forEach((group, g) => {
+    const groupTop = margin.top + g * groupHeight;
+    parts.push(
+      `<text x="${margin.left - 8}" y="${groupTop + (series.length * barHeight) / 2 + 4}" text-anchor="end">${escapeXml(group.label)}</text>`,
+    );
+    group.bars.forEach((bar, i) => {
+      const y = groupTop + i * barHeight;
+      const color = series[i]?.color ?? "#888";
+      parts.push(
+        `<rect x="${margin.left}" y="${y}" width="${Math.max(0, x(bar.median) - margin.left).toFixed(1)}" height="${barHeight - 1}" fill="${color}"/>`,
+        `<line x1="${x(bar.min).toFixed(1)}" x2="${x(bar.max).toFixed(1)}" y1="${y + barHeight / 2}" y2="${y + barHeight / 2}" stroke="#333"/>`,
+      );
+    });
+  });
+  parts.push("</svg>");
+  return `${parts.join("\n")}\n`;
+}

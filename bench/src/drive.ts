@@ -1,4 +1,5 @@
 import autocannon from "autocannon";
+import type { CpuWindow } from "./cpu";
 
 export interface CaseResult {
   requestsPerSecond: number;
@@ -7,23 +8,45 @@ export interface CaseResult {
   /** Responses that are neither the expected status nor any 2xx/304, plus socket errors and timeouts. */
   bad: number;
   total: number;
+  /** CPU of the server process per request (ms), over the measured window. */
+  serverCpuMsPerRequest: number;
+  /** CPU of PostgreSQL's backends for the bench database per request (ms), over the same window. */
+  postgresCpuMsPerRequest: number;
 }
 
-/** Drives one URL at a fixed concurrency: a warm-up that is thrown away, then the measured run. */
+export interface DriveOptions {
+  connections: number;
+  seconds: number;
+}
+
+/** Drives one URL at a fixed concurrency for `seconds` with no measurement (a warm-up). */
+export async function warmUp(
+  url: string,
+  headers: Record<string, string>,
+  options: { connections: number; seconds: number },
+): Promise<void> {
+  await autocannon({ url, headers, connections: options.connections, duration: options.seconds });
+}
+
+/** One measured run, with the CPU of the server and of PostgreSQL around it. */
 export async function drive(
   url: string,
   headers: Record<string, string>,
-  options: { connections: number; warmupSeconds: number; seconds: number },
+  options: DriveOptions,
+  cpuWindow: () => Promise<() => CpuWindow>,
 ): Promise<CaseResult> {
-  const run = (duration: number) => autocannon({ url, headers, connections: options.connections, duration });
-  await run(options.warmupSeconds);
-  const result = await run(options.seconds);
+  const stop = await cpuWindow();
+  const result = await autocannon({ url, headers, connections: options.connections, duration: options.seconds });
+  const cpu = stop();
   const failures = result["4xx"] + result["5xx"] + result["1xx"] + result.errors + result.timeouts;
+  const total = result["2xx"] + result["3xx"] + failures;
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     bad: failures,
-    total: result["2xx"] + result["3xx"] + failures,
+    total,
+    serverCpuMsPerRequest: total > 0 ? cpu.serverMs / total : 0,
+    postgresCpuMsPerRequest: total > 0 ? cpu.postgresMs / total : 0,
   };
 }

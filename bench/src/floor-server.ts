@@ -19,7 +19,11 @@ import { Pool } from "pg";
  * Errors are bare status codes: the floor only has to be right on the benchmark's requests.
  */
 
-const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
+const pool = new Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_MAX ?? 10),
+  application_name: "bench-floor",
+});
 const LISTS = new Map<string, TeamListPages<object>>([
   ["/v1/me/community/team/events", new TeamListReader(pool, EVENTS_LIST)],
   ["/v1/me/community/team/guides", new TeamListReader(pool, GUIDES_LIST)],

@@ -1,19 +1,22 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
+import { createDatabase } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
-import { lineChartSvg } from "./chart";
-import { drive } from "./drive";
+import { barChartSvg, lineChartSvg } from "./chart";
+import { startCpuWindow } from "./cpu";
+import { type CaseResult, drive, warmUp } from "./drive";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 import { summarizeProfile } from "./profile-summary";
 import type { BenchReport, CaseReport, SizeReport } from "./report";
-import { markdownTable } from "./report";
-import { REPO_ROOT, type RunningServer, startServer } from "./servers";
+import { markdownTable, spreadOf, summarize } from "./report";
+import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
 const PROFILE_DIR = path.join(REPO_ROOT, "bench/results/profiles");
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c"];
+const SERVER_COLORS: Record<ServerName, string> = { api: "#1f77b4", floor: "#7f7f7f", naive: "#ff7f0e" };
 
 function parseArgs(argv: string[]) {
   const quick = argv.includes("--quick");
@@ -31,6 +34,7 @@ function parseArgs(argv: string[]) {
   }
   const cpuProf = argv.includes("--cpu-prof");
   const unknown = argv.filter((a) => a !== "--quick" && a !== "--cpu-prof" && !a.startsWith("--sizes="));
+  const rounds = positiveEnv("BENCH_ROUNDS", quick ? 2 : 3);
   if (unknown.length > 0)
     throw new Error(`unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000)`);
   return {
@@ -38,10 +42,19 @@ function parseArgs(argv: string[]) {
     sizes,
     cpuProf,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
-    warmupSeconds: quick ? 1 : 3,
-    seconds: quick ? 2 : 10,
+    rounds,
+    warmupSeconds: positiveEnv("BENCH_WARMUP_SECONDS", quick ? 1 : 3),
+    seconds: positiveEnv("BENCH_SECONDS", quick ? 1 : 8),
     poolMax: Number(process.env.DB_POOL_MAX ?? 10),
   };
+}
+
+function positiveEnv(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === "") return fallback;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
+  return number;
 }
 
 const load = () =>
@@ -58,8 +71,10 @@ async function etagOf(url: string): Promise<string> {
   return etag;
 }
 
+type BenchCase = Pick<CaseReport, "name" | "path" | "page" | "perPage" | "depth">;
+
 function casesFor(n: number) {
-  const list: Array<{ name: string; path: string; page: number; perPage: number; depth: CaseReport["depth"] }> = [];
+  const list: BenchCase[] = [];
   for (const perPage of [100, 10]) {
     const last = Math.ceil(n / perPage);
     const middle = Math.max(1, Math.ceil(last / 2));
@@ -85,62 +100,99 @@ function casesFor(n: number) {
       depth: "last",
     },
     { name: "events first page, 304 revalidation", path: EVENTS, page: 1, perPage: 100, depth: "304" },
+    // Harmless while the api does not compress: then it measures the same as the first page.
+    {
+      name: "events first page, per_page 100, Accept-Encoding: gzip, br",
+      path: EVENTS,
+      page: 1,
+      perPage: 100,
+      depth: "compressed",
+    },
   );
   return list;
 }
 
 async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Promise<SizeReport> {
   const database = await createTestDatabase(`bench_${n}`);
-  const servers: RunningServer[] = [];
+  const servers = new Map<ServerName, RunningServer>();
+  const monitor = createDatabase({ url: database.url, poolMax: 1 });
   try {
     const loadReport = await loadBenchData(database.url, n);
     log(
-      `loaded N=${n}: large team's events in ${loadReport.largeTeamEventsSeconds.toFixed(1)} s, its guides in ${loadReport.largeTeamGuidesSeconds.toFixed(1)} s, all in ${loadReport.totalSeconds.toFixed(1)} s`,
+      `loaded N=${n}: large team's events in ${loadReport.largeTeamEventsSeconds.toFixed(1)} s ` +
+        `(plain COPY of the same rows: ${loadReport.copyFloorEventsSeconds.toFixed(1)} s), ` +
+        `its guides in ${loadReport.largeTeamGuidesSeconds.toFixed(1)} s, all in ${loadReport.totalSeconds.toFixed(1)} s`,
     );
     const nodeArgs = (name: string) =>
       settings.cpuProf
         ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}-${n}.cpuprofile`]
         : [];
-    const api = await startServer("api", {
-      databaseUrl: database.url,
-      poolMax: settings.poolMax,
-      nodeArgs: nodeArgs("api"),
-    });
-    servers.push(api);
-    const floor = await startServer("floor", {
-      databaseUrl: database.url,
-      poolMax: settings.poolMax,
-      nodeArgs: nodeArgs("floor"),
-    });
-    servers.push(floor);
+    for (const name of SERVER_NAMES) {
+      servers.set(
+        name,
+        await startServer(name, { databaseUrl: database.url, poolMax: settings.poolMax, nodeArgs: nodeArgs(name) }),
+      );
+    }
+    const server = (name: ServerName) => servers.get(name) as RunningServer;
     const cases: CaseReport[] = [];
     for (const c of casesFor(n)) {
       const query = `?page=${c.page}&per_page=${c.perPage}`;
-      const results = [];
-      for (const server of [api, floor]) {
-        const url = `${server.baseUrl}${c.path}${query}`;
-        const headers: Record<string, string> = { authorization: `Bearer ${BENCH_TOKEN}` };
-        if (c.depth === "304") headers["if-none-match"] = await etagOf(url);
-        results.push(await drive(url, headers, settings));
+      const headers: Record<string, string> = {};
+      if (c.depth === "304") headers["if-none-match"] = await etagOf(`${server("api").baseUrl}${c.path}${query}`);
+      if (c.depth === "compressed") headers["accept-encoding"] = "gzip, br";
+      const request = (name: ServerName) => ({
+        url: `${server(name).baseUrl}${c.path}${query}`,
+        headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...headers },
+      });
+      for (const name of SERVER_NAMES) {
+        const { url, headers } = request(name);
+        await warmUp(url, headers, { connections: settings.connections, seconds: settings.warmupSeconds });
       }
-      const [apiResult, floorResult] = results as [(typeof results)[0], (typeof results)[0]];
+      // Servers take turns within each round, in a rotating order, so that a busy spell of the
+      // machine falls on all of them rather than on one.
+      const rounds = Object.fromEntries(SERVER_NAMES.map((name) => [name, [] as CaseResult[]])) as Record<
+        ServerName,
+        CaseResult[]
+      >;
+      for (let round = 0; round < settings.rounds; round++) {
+        for (let turn = 0; turn < SERVER_NAMES.length; turn++) {
+          const name = SERVER_NAMES[(round + turn) % SERVER_NAMES.length] as ServerName;
+          const { url, headers } = request(name);
+          rounds[name].push(await drive(url, headers, settings, () => startCpuWindow(server(name).pid, monitor.pool)));
+        }
+      }
       const report: CaseReport = {
         ...c,
-        api: apiResult,
-        floor: floorResult,
-        throughputRatio: apiResult.requestsPerSecond / floorResult.requestsPerSecond,
-        p99Ratio: apiResult.p99Ms / floorResult.p99Ms,
+        headers,
+        servers: {
+          api: summarize(rounds.api),
+          floor: summarize(rounds.floor),
+          naive: summarize(rounds.naive),
+        },
+        throughputRatio: spreadOf(
+          rounds.api.map((r, i) => r.requestsPerSecond / (rounds.floor[i]?.requestsPerSecond ?? Number.NaN)),
+        ),
       };
+      const { api, floor, naive } = report.servers;
       log(
-        `N=${n} ${c.name}: api ${apiResult.requestsPerSecond.toFixed(0)} req/s p99 ${apiResult.p99Ms} ms, ` +
-          `floor ${floorResult.requestsPerSecond.toFixed(0)} req/s p99 ${floorResult.p99Ms} ms, ` +
-          `ratio ${report.throughputRatio.toFixed(2)}, non-2xx ${apiResult.bad}/${floorResult.bad}`,
+        `N=${n} ${c.name}: req/s api ${api.requestsPerSecond.median.toFixed(0)}, floor ${floor.requestsPerSecond.median.toFixed(0)}, ` +
+          `naive ${naive.requestsPerSecond.median.toFixed(0)}; api/floor ${report.throughputRatio.median.toFixed(2)} ` +
+          `(${report.throughputRatio.min.toFixed(2)}-${report.throughputRatio.max.toFixed(2)}); ` +
+          `CPU ms/req api ${api.serverCpuMsPerRequest.median.toFixed(2)}+pg ${api.postgresCpuMsPerRequest.median.toFixed(2)}, ` +
+          `floor ${floor.serverCpuMsPerRequest.median.toFixed(2)}+pg ${floor.postgresCpuMsPerRequest.median.toFixed(2)}, ` +
+          `naive ${naive.serverCpuMsPerRequest.median.toFixed(2)}+pg ${naive.postgresCpuMsPerRequest.median.toFixed(2)}; ` +
+          `non-2xx ${api.bad}/${floor.bad}/${naive.bad}`,
       );
       cases.push(report);
     }
-    return { n, load: loadReport, apiPeakRssMb: api.peakRssMb(), floorPeakRssMb: floor.peakRssMb(), cases };
+    const peakRssMb = Object.fromEntries(SERVER_NAMES.map((name) => [name, server(name).peakRssMb()])) as Record<
+      ServerName,
+      number
+    >;
+    return { n, load: loadReport, peakRssMb, cases };
   } finally {
-    for (const server of servers) await server.stop();
+    for (const running of servers.values()) await running.stop();
+    await monitor.close();
     await database.drop();
   }
 }
@@ -153,11 +205,26 @@ function chart(report: BenchReport): string {
       dashed: server === "floor",
       color: COLORS[i % COLORS.length] as string,
       points: size.cases
-        .filter((c) => c.path === EVENTS && c.perPage === 100 && c.depth !== "304")
-        .map((c) => ({ depth: c.depth, p99Ms: c[server].p99Ms })),
+        .filter((c) => c.path === EVENTS && c.perPage === 100 && depths.includes(c.depth))
+        .map((c) => ({ depth: c.depth, p99Ms: c.servers[server].p99Ms.median })),
     })),
   );
-  return lineChartSvg("events, per_page 100: p99 latency by page depth", depths, series);
+  return lineChartSvg("events, per_page 100: median p99 latency by page depth", depths, series);
+}
+
+function throughputChart(report: BenchReport): string {
+  const groups = report.sizes.flatMap((size) =>
+    size.cases.map((c) => ({
+      label: `N=${size.n.toLocaleString("en-US")}: ${c.name.replace(", Accept-Encoding: gzip, br", ", gzip/br")}`,
+      bars: SERVER_NAMES.map((name) => c.servers[name].requestsPerSecond),
+    })),
+  );
+  return barChartSvg(
+    "requests per second by case: median, whisker min-max over the rounds",
+    "requests per second",
+    SERVER_NAMES.map((name) => ({ label: name, color: SERVER_COLORS[name] })),
+    groups,
+  );
 }
 
 async function main(): Promise<void> {
@@ -182,6 +249,7 @@ async function main(): Promise<void> {
         connections: settings.connections,
         warmupSeconds: settings.warmupSeconds,
         seconds: settings.seconds,
+        rounds: settings.rounds,
         poolMax: settings.poolMax,
       },
       sizes,
@@ -191,18 +259,23 @@ async function main(): Promise<void> {
     writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(path.join(dir, "latest.md"), table);
     writeFileSync(path.join(dir, "latest.svg"), chart(report));
+    writeFileSync(path.join(dir, "latest-throughput.svg"), throughputChart(report));
   }
   if (settings.cpuProf) {
     const summaries = settings.sizes.flatMap((n) =>
-      ["api", "floor"].map(
+      SERVER_NAMES.map(
         (name) => `### ${name}, N=${n}\n\n${summarizeProfile(path.join(PROFILE_DIR, `${name}-${n}.cpuprofile`))}`,
       ),
     );
     writeFileSync(path.join(dir, "latest-profile.md"), summaries.join("\n"));
   }
-  process.stdout.write(`\n${table}\nresults in ${path.relative(REPO_ROOT, dir) || "."}/latest.{json,md,svg}\n`);
+  process.stdout.write(
+    `\n${table}\nresults in ${path.relative(REPO_ROOT, dir) || "."}/latest.{json,md,svg} and latest-throughput.svg\n`,
+  );
   // Speed is never asserted, but failed responses mean the benchmark measured something else.
-  const bad = sizes.flatMap((size) => size.cases.flatMap((c) => [c.api.bad, c.floor.bad])).reduce((a, b) => a + b, 0);
+  const bad = sizes
+    .flatMap((size) => size.cases.flatMap((c) => SERVER_NAMES.map((name) => c.servers[name].bad)))
+    .reduce((a, b) => a + b, 0);
   if (bad > 0) throw new Error(`${bad} responses were neither 2xx nor 304 (see the non-2xx column)`);
 }
 

@@ -6,8 +6,17 @@ import path from "node:path";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
+export type ServerName = "api" | "floor" | "naive";
+export const SERVER_NAMES: readonly ServerName[] = ["api", "floor", "naive"];
+
+const SCRIPTS: Record<ServerName, string> = {
+  api: "apps/api/dist/main.js",
+  floor: "bench/dist/floor-server.js",
+  naive: "bench/dist/naive-server.js",
+};
+
 export interface RunningServer {
-  name: "api" | "floor";
+  name: ServerName;
   pid: number;
   baseUrl: string;
   /** Peak resident set size so far (VmHWM), in MB. */
@@ -62,23 +71,23 @@ async function waitUntilServing(baseUrl: string, child: ChildProcess, output: ()
 }
 
 /**
- * Starts a server as production would: the compiled JavaScript, the image's node flags (api), NODE_ENV=production, and the
+ * Starts a server as production would: the compiled JavaScript, the image's node flags, NODE_ENV=production, and the
  * caller's environment passed through (so rate limits, log levels and the like can be set for a
  * run), with the database, port and pool size the benchmark chooses.
  */
 export async function startServer(
-  name: "api" | "floor",
+  name: ServerName,
   options: { databaseUrl: string; poolMax: number; nodeArgs?: string[] },
 ): Promise<RunningServer> {
   const port = await freePort();
-  const script =
-    name === "api" ? path.join(REPO_ROOT, "apps/api/dist/main.js") : path.join(REPO_ROOT, "bench/dist/floor-server.js");
+  const script = path.join(REPO_ROOT, SCRIPTS[name]);
   // The server's output goes to a file, not through a pipe into this process: reading a log line
   // per request here would take CPU from the load generator in the api's runs only.
   const logFile = path.join(mkdtempSync(path.join(tmpdir(), `bench-${name}-`)), "output.log");
   const logFd = openSync(logFile, "w");
   const output = () => readFileSync(logFile, "utf8").slice(-20_000);
-  const flags = name === "api" ? imageNodeFlags() : [];
+  // Every server runs with the image's node flags (heap budget and all), so none gets a different V8.
+  const flags = imageNodeFlags();
   const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), script], {
     cwd: REPO_ROOT,
     env: {

@@ -122,7 +122,8 @@ export async function main(argv: readonly string[], env: CliEnv, io: CliIo): Pro
 
     const total = Object.values(fixture).reduce((sum, items) => sum + items.length, 0);
     let nextReport = 0.1;
-    const counts = await loadFixture(db.prisma, fixture, {
+    // Given the pool, large event and guide collections stream through COPY (not on PGlite).
+    const counts = await loadFixture(db, fixture, {
       // readFixtureFile has just validated the file; the demo is checked the same way as any input.
       alreadyValidated: values.file !== undefined,
       onProgress:

@@ -1,4 +1,10 @@
-import { type PageBoundaries, PageBoundaryCache } from "./page-boundaries";
+import {
+  changedSpan,
+  type PageBoundaries,
+  PageBoundaryCache,
+  type SpanRead,
+  spliceBoundaries,
+} from "./page-boundaries";
 import type { Queryable, TeamList, TeamListPages, TeamListQuery, TeamListResult } from "./team-list";
 
 /** What the SQL of a list is built from. */
@@ -53,18 +59,21 @@ interface PageStats {
 /** A page statement's row: the stats, and the item's columns, all null when the page is empty. */
 type PageRow<Row> = PageStats & (Row | { [K in keyof Row]: null });
 
-/** The row of boundariesSql; `list_version` is null before the team's first item. */
+/** The row of boundariesSql (none before the team's first item). */
 interface BoundaryRow {
-  list_version: string | null;
+  list_version: string;
+  list_count: number;
   sort_key: string;
+  sort_epoch: number;
   id: string;
 }
 
-/** Every `$2`-th key of the team's list, with the version they belong to, from one snapshot. */
+/** Every `$2`-th key of the team's list, with the version and count they belong to, from one snapshot. */
 export function boundariesSql(spec: ListSql): string {
-  return `SELECT (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}') AS list_version,
-       b.sort_key::text AS sort_key, b.id
-  FROM (SELECT ${spec.sortKey} AS sort_key, t.id, row_number() OVER (ORDER BY ${spec.sortKey} DESC, t.id) AS n
+  return `SELECT s.version::text AS list_version, s.item_count::float8 AS list_count,
+       b.sort_key::text AS sort_key, extract(epoch FROM b.sort_key)::float8 AS sort_epoch, b.id
+  FROM (SELECT version, item_count FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}') s,
+       (SELECT ${spec.sortKey} AS sort_key, t.id, row_number() OVER (ORDER BY ${spec.sortKey} DESC, t.id) AS n
           FROM ${spec.list} t WHERE t.team_id = $1) b
  WHERE (b.n - 1) % $2 = 0
  ORDER BY b.n`;
@@ -81,6 +90,63 @@ interface ItemCountRow {
 }
 
 /**
+ * The list's version and count, and the range of sort keys (epoch seconds) changed after version
+ * $2, from the trigger-maintained team_list_changes (prisma/migrations/20261123200000_team_list_changes).
+ */
+export function changesSql(spec: ListSql): string {
+  return `SELECT s.version::text AS list_version, s.item_count::float8 AS item_count, count(c.version)::int AS changes,
+       extract(epoch FROM min(c.low_key))::float8 AS low, extract(epoch FROM max(c.high_key))::float8 AS high
+  FROM team_list_stats s
+  LEFT JOIN team_list_changes c ON c.team_id = s.team_id AND c.list = s.list AND c.version > $2::bigint
+ WHERE s.team_id = $1 AND s.list = '${spec.list}'
+ GROUP BY s.version, s.item_count`;
+}
+
+/** The row of changesSql. */
+interface ChangesRow {
+  list_version: string;
+  item_count: number;
+  changes: number;
+  low: number | null;
+  high: number | null;
+}
+
+/**
+ * Every `$2`-th item of a span of the list, from the item ($3 key, $4 id) on (else from the
+ * start) to before the item (the next two parameters: key, id) (else to the end), with the span's item count and
+ * the version, from one snapshot. Bounds are written into the SQL only when present, so that
+ * both are index range conditions (an `IS NULL OR` would scan the team's whole index).
+ */
+export function spanSql(spec: ListSql, from: boolean, to: boolean): string {
+  const key = spec.sortKey;
+  const fromCondition = from ? `AND ${key} <= $3::timestamptz AND (${key} < $3::timestamptz OR t.id >= $4)` : "";
+  const [toKey, toId] = from ? ["$5", "$6"] : ["$3", "$4"];
+  const toCondition = to
+    ? `AND ${key} >= ${toKey}::timestamptz AND (${key} > ${toKey}::timestamptz OR t.id < ${toId})`
+    : "";
+  return `WITH span AS (
+  SELECT ${key} AS sort_key, t.id, row_number() OVER (ORDER BY ${key} DESC, t.id) AS n, count(*) OVER () AS total
+    FROM ${spec.list} t
+   WHERE t.team_id = $1 ${fromCondition} ${toCondition}
+)
+SELECT (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}') AS list_version,
+       COALESCE(b.total, 0)::float8 AS total, b.sort_key::text AS sort_key,
+       extract(epoch FROM b.sort_key)::float8 AS sort_epoch, b.id
+  FROM (SELECT 1) one
+  LEFT JOIN span b ON (b.n - 1) % $2 = 0
+ ORDER BY b.n`;
+}
+
+/** The row of spanSql: one all-null row (but the version and total) for an empty span. */
+interface SpanRow {
+  list_version: string | null;
+  total: number;
+  sort_key: string | null;
+  sort_epoch: number | null;
+  id: string | null;
+}
+
+/**
  * Reads pages of one list for any team: the plain statement for shallow pages, a seek from a
  * cached page boundary for deep ones (re-read when the list's version moves), so the cost of a
  * page does not grow with its depth or the team's size. Writes that land faster than the
@@ -92,6 +158,9 @@ export class TeamListReader<Row extends { id: string }, Item> implements TeamLis
   private readonly seek: string;
   private readonly boundaries: string;
   private readonly itemCount: string;
+  private readonly changes: string;
+  /** spanSql by which bounds it has: [neither, to only, from only, both]. */
+  private readonly spans: string[];
   private readonly cache: PageBoundaryCache;
 
   constructor(
@@ -103,7 +172,14 @@ export class TeamListReader<Row extends { id: string }, Item> implements TeamLis
     this.seek = pageSql(spec, true);
     this.boundaries = boundariesSql(spec);
     this.itemCount = itemCountSql(spec);
-    this.cache = new PageBoundaryCache((teamId) => this.readBoundaries(teamId), {
+    this.changes = changesSql(spec);
+    this.spans = [
+      spanSql(spec, false, false),
+      spanSql(spec, false, true),
+      spanSql(spec, true, false),
+      spanSql(spec, true, true),
+    ];
+    this.cache = new PageBoundaryCache((teamId, previous) => this.refreshBoundaries(teamId, previous), {
       maxBoundaries: options.maxBoundaries ?? 200_000,
     });
   }
@@ -144,15 +220,75 @@ export class TeamListReader<Row extends { id: string }, Item> implements TeamLis
     };
   }
 
+  /** A held entry repaired where the list changed since, or (failing that) the boundaries read anew. */
+  private async refreshBoundaries(
+    teamId: string,
+    previous: PageBoundaries | undefined,
+  ): Promise<PageBoundaries | null> {
+    if (previous !== undefined) {
+      const repaired = await this.repairBoundaries(teamId, previous);
+      if (repaired !== undefined) return repaired;
+    }
+    return this.readBoundaries(teamId);
+  }
+
   private async readBoundaries(teamId: string): Promise<PageBoundaries | null> {
     const { rows: counts } = await this.db.query<ItemCountRow>(this.itemCount, [teamId]);
     const count = counts[0]?.item_count ?? 0;
-    const stride = Math.max(MIN_STRIDE, Math.ceil(count / MAX_BOUNDARIES_PER_TEAM));
+    const stride = strideFor(count);
     const { rows } = await this.db.query<BoundaryRow>(this.boundaries, [teamId, stride]);
-    const version = rows[0]?.list_version;
-    if (typeof version !== "string") return null;
-    return { version, stride, keys: rows.map((r) => r.sort_key), ids: rows.map((r) => r.id) };
+    const first = rows[0];
+    if (first === undefined) return null;
+    return {
+      version: first.list_version,
+      stride,
+      count: first.list_count,
+      keys: rows.map((r) => r.sort_key),
+      ids: rows.map((r) => r.id),
+      epochs: rows.map((r) => r.sort_epoch),
+      positions: rows.map((_, i) => i * stride),
+    };
   }
+
+  /**
+   * The boundaries of the list's current version from `previous`: unchanged when no item moved
+   * since (an account rename moves the version only), else re-read over the changed span alone.
+   * null when the team has no list any more; undefined when a full read is needed (the list grew
+   * or shrank past what the stride suits, or it changed while the span was read).
+   */
+  private async repairBoundaries(teamId: string, previous: PageBoundaries): Promise<PageBoundaries | null | undefined> {
+    const { rows } = await this.db.query<ChangesRow>(this.changes, [teamId, previous.version]);
+    const state = rows[0];
+    if (state === undefined) return null;
+    if (state.list_version === previous.version) return previous;
+    if (state.changes === 0) return { ...previous, version: state.list_version };
+    const stride = strideFor(state.item_count);
+    if (stride > 2 * previous.stride || (stride < previous.stride / 2 && previous.stride > MIN_STRIDE))
+      return undefined;
+    const span = changedSpan(previous, state.low ?? Number.NEGATIVE_INFINITY, state.high ?? Number.POSITIVE_INFINITY);
+    const from = span.from >= 0;
+    const to = span.to < previous.keys.length;
+    const values: unknown[] = [teamId, previous.stride];
+    if (from) values.push(previous.keys[span.from], previous.ids[span.from]);
+    if (to) values.push(previous.keys[span.to], previous.ids[span.to]);
+    const spanRows = (await this.db.query<SpanRow>(this.spans[(from ? 2 : 0) + (to ? 1 : 0)] as string, values)).rows;
+    if (spanRows[0]?.list_version !== state.list_version) return undefined;
+    const read: SpanRead = { keys: [], ids: [], epochs: [], count: spanRows[0]?.total ?? 0 };
+    for (const row of spanRows) {
+      if (row.sort_key === null || row.id === null || row.sort_epoch === null) continue;
+      read.keys.push(row.sort_key);
+      read.ids.push(row.id);
+      read.epochs.push(row.sort_epoch);
+    }
+    const repaired = spliceBoundaries(previous, span, read, state.list_version);
+    // The positions are exact only if the count agrees with the trigger-maintained one.
+    return repaired.count === state.item_count ? repaired : undefined;
+  }
+}
+
+/** Boundaries every `stride`-th item: at least 100 apart, at most about 10,000 per team. */
+function strideFor(count: number): number {
+  return Math.max(MIN_STRIDE, Math.ceil(count / MAX_BOUNDARIES_PER_TEAM));
 }
 
 /** The row of a page statement carries an item (the statement's LEFT JOIN gives one all-null row for none). */

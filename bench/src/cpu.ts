@@ -1,0 +1,43 @@
+import { readFileSync } from "node:fs";
+import type { Pool } from "pg";
+
+/** Linux reports utime/stime in clock ticks of 1/100 s on every platform Node.js supports here. */
+const TICK_MS = 10;
+
+/** CPU time (user + system, ms) a process has used so far; 0 once it is gone. */
+export function processCpuMs(pid: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return 0;
+  }
+  // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** What one measured window cost: the server's CPU and that of PostgreSQL's backends for the database. */
+export interface CpuWindow {
+  serverMs: number;
+  postgresMs: number;
+}
+
+/**
+ * Starts a CPU window for `serverPid` and the PostgreSQL backends connected to the bench
+ * database (those of the servers' pools; the bench's own monitoring connection excluded). Only
+ * the server under load is busy during a window, so the backends' CPU is that server's.
+ */
+export async function startCpuWindow(serverPid: number, monitor: Pool): Promise<() => CpuWindow> {
+  const { rows } = await monitor.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+  );
+  const backends = rows.map((row) => row.pid);
+  const server = processCpuMs(serverPid);
+  const postgres = backends.map(processCpuMs);
+  return () => ({
+    serverMs: processCpuMs(serverPid) - server,
+    // A backend that ended during the window reads 0: its CPU since the start is lost, never negative.
+    postgresMs: backends.reduce((sum, pid, i) => sum + Math.max(0, processCpuMs(pid) - (postgres[i] as number)), 0),
+  });
+}

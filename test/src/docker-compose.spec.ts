@@ -1,10 +1,16 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parseDocument } from "yaml";
-import { defined, type PackageJson, REPO_ROOT, readDockerfile, readJson, repoPath } from "./docker-files";
+import {
+  defined,
+  healthCheckExitCode,
+  type PackageJson,
+  REPO_ROOT,
+  readDockerfile,
+  readJson,
+  repoPath,
+} from "./docker-files";
 
 interface Dependency {
   condition?: string;
@@ -184,19 +190,8 @@ describe("docker-compose.yml", () => {
     expect([kind, binary, flag]).toEqual(["CMD", "node", "-e"]);
     expect(script).toContain("http://127.0.0.1:3000/health/ready");
     // Run the one-liner against a stand-in server: exit 0 on 200, non-zero on 503 or no answer.
-    const exitCodeFor = async (status: number | undefined): Promise<number | null> => {
-      const server = createServer((request, response) => {
-        response.statusCode = request.url === "/health/ready" && status !== undefined ? status : 404;
-        response.end("{}");
-      });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-      const port = (server.address() as AddressInfo).port;
-      const target = status === undefined ? String(port + 1) : String(port);
-      const child = spawn(process.execPath, ["-e", defined(script, "script").replace(":3000/", `:${target}/`)]);
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-      await new Promise((resolve) => server.close(resolve));
-      return code;
-    };
+    const exitCodeFor = (status: number | undefined) =>
+      healthCheckExitCode(status, (port) => ({ script: defined(script, "script").replace(":3000/", `:${port}/`) }));
     expect(await exitCodeFor(200)).toBe(0);
     expect(await exitCodeFor(503)).toBe(1);
     expect(await exitCodeFor(undefined)).toBe(1);

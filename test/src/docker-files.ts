@@ -1,5 +1,7 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import dockerignore from "@balena/dockerignore";
 import { parse } from "yaml";
@@ -123,4 +125,26 @@ export function workspacePackageDirs(): string[] {
       .filter((entry) => entry.isDirectory() && existsSync(repoPath(parent, entry.name, "package.json")))
       .map((entry) => `${parent}/${entry.name}`);
   });
+}
+
+/**
+ * Runs a health-check one-liner (`node -e SCRIPT`) against a stand-in server whose /health/ready
+ * answers `status` (undefined: no server listens on the port the script is given) and resolves
+ * with its exit code. `aim` points the script at a port: by rewriting it or through its env.
+ */
+export async function healthCheckExitCode(
+  status: number | undefined,
+  aim: (port: number) => { script: string; env?: NodeJS.ProcessEnv },
+): Promise<number | null> {
+  const server = createServer((request, response) => {
+    response.statusCode = request.url === "/health/ready" && status !== undefined ? status : 404;
+    response.end("{}");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  const { script, env } = aim(status === undefined ? port + 1 : port);
+  const child = spawn(process.execPath, ["-e", script], { env: { ...process.env, ...env } });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await new Promise((resolve) => server.close(resolve));
+  return code;
 }

@@ -1,7 +1,4 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { loadConfig, WORKSPACE_ROOT } from "../../apps/api/src/config/config";
 import {
@@ -9,6 +6,7 @@ import {
   contextFiles,
   copyInstruction,
   defined,
+  healthCheckExitCode,
   type Instruction,
   inContext,
   type PackageJson,
@@ -196,21 +194,8 @@ describe("Dockerfile", () => {
     const startPeriod = /--start-period=(\d+)s/.exec(options)?.[1];
     expect(Number(startPeriod)).toBeGreaterThanOrEqual(30);
     // Run the one-liner against a stand-in server on the PORT it is given: exit 0 on 200 only.
-    const exitCodeFor = async (status: number | undefined): Promise<number | null> => {
-      const server = createServer((request, response) => {
-        response.statusCode = request.url === "/health/ready" && status !== undefined ? status : 404;
-        response.end("{}");
-      });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-      const port = (server.address() as AddressInfo).port;
-      const target = status === undefined ? port + 1 : port;
-      const child = spawn(process.execPath, ["-e", defined(script, "script")], {
-        env: { ...process.env, PORT: String(target) },
-      });
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-      await new Promise((resolve) => server.close(resolve));
-      return code;
-    };
+    const exitCodeFor = (status: number | undefined) =>
+      healthCheckExitCode(status, (port) => ({ script: defined(script, "script"), env: { PORT: String(port) } }));
     expect(await exitCodeFor(200)).toBe(0);
     expect(await exitCodeFor(503)).toBe(1);
     expect(await exitCodeFor(undefined)).toBe(1);

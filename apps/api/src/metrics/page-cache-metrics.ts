@@ -1,19 +1,10 @@
-import { Counter, Gauge } from "prom-client";
 import type { PageCache } from "../team-lists/page-cache";
 import type { MetricsService } from "./metrics.service";
+import { scrapedMetrics } from "./scraped-metrics";
 
 /** The list page cache, read at scrape time: hits, misses, evictions and the bytes it holds. */
 export function instrumentPageCache(cache: PageCache, metrics: MetricsService): void {
-  const counter = (name: string, help: string, read: () => number) =>
-    new Counter({
-      name,
-      help,
-      registers: [metrics.registry],
-      collect() {
-        this.reset();
-        this.inc(read());
-      },
-    });
+  const { counter, gauge } = scrapedMetrics(metrics.registry);
   counter("list_page_cache_hits_total", "List pages served from the page cache", () => cache.stats().hits);
   counter(
     "list_page_cache_misses_total",
@@ -25,20 +16,10 @@ export function instrumentPageCache(cache: PageCache, metrics: MetricsService): 
     "List pages dropped from the page cache to stay within PAGE_CACHE_BYTES",
     () => cache.stats().evictions,
   );
-  new Gauge({
-    name: "list_page_cache_bytes",
-    help: "Bytes held by the list page cache (bodies in every coding, and per-entry overhead)",
-    registers: [metrics.registry],
-    collect() {
-      this.set(cache.stats().bytes);
-    },
-  });
-  new Gauge({
-    name: "list_page_cache_max_bytes",
-    help: "The page cache's budget (PAGE_CACHE_BYTES)",
-    registers: [metrics.registry],
-    collect() {
-      this.set(cache.maxBytes);
-    },
-  });
+  gauge(
+    "list_page_cache_bytes",
+    "Bytes held by the list page cache (bodies in every coding, and per-entry overhead)",
+    () => cache.stats().bytes,
+  );
+  gauge("list_page_cache_max_bytes", "The page cache's budget (PAGE_CACHE_BYTES)", () => cache.maxBytes);
 }

@@ -119,7 +119,8 @@ const accessToken = z.strictObject({
   revoked: z.boolean({ error: "must be a boolean" }),
 });
 
-const event = z.strictObject({
+/** What an event and a guide share: identity, owner, team and presentation. */
+const teamItem = {
   id,
   team_id: id,
   account_id: id,
@@ -127,6 +128,10 @@ const event = z.strictObject({
   name: nonEmpty,
   description: z.string({ error: "must be a string" }).nullable(),
   cover_url: httpUrl.nullable(),
+};
+
+const event = z.strictObject({
+  ...teamItem,
   duration_seconds: nonNegativeInt,
   scheduled_at: timestamp,
   live_at: timestamp.nullable(),
@@ -137,13 +142,7 @@ const event = z.strictObject({
 });
 
 const guide = z.strictObject({
-  id,
-  team_id: id,
-  account_id: id,
-  slug,
-  name: nonEmpty,
-  description: z.string({ error: "must be a string" }).nullable(),
-  cover_url: httpUrl.nullable(),
+  ...teamItem,
   published_at: timestamp.nullable(),
   price,
 });

@@ -1,5 +1,5 @@
 import { loadConfig } from "../../config/config";
-import { FixedWindowMemoryStorage } from "../../rate-limit/fixed-window-memory.storage";
+import { memoryStorageOnFakeClock } from "../../testing/memory-storage";
 import { LimitCounter } from "./limit-counter";
 import { LoginThrottle, lockoutTiers } from "./login-throttle";
 
@@ -19,19 +19,9 @@ describe(lockoutTiers.name, () => {
 });
 
 describe(LoginThrottle.name, () => {
-  let storage: FixedWindowMemoryStorage;
+  const storage = memoryStorageOnFakeClock();
 
-  beforeEach(() => {
-    jest.useFakeTimers({ now: new Date("2026-01-01T00:00:00Z") });
-    storage = new FixedWindowMemoryStorage();
-  });
-
-  afterEach(() => {
-    storage.onApplicationShutdown();
-    jest.useRealTimers();
-  });
-
-  const throttle = (env: NodeJS.ProcessEnv) => new LoginThrottle(new LimitCounter(storage), loadConfig(env));
+  const throttle = (env: NodeJS.ProcessEnv) => new LoginThrottle(new LimitCounter(storage()), loadConfig(env));
 
   it("locks an account at an address for longer each time the attempts go on", async () => {
     const login = throttle({

@@ -1,9 +1,30 @@
-import { ProblemException, REALM } from "../common/problems";
+import { READ_SCOPE } from "@community/domain";
+import { challengeHeader, ProblemException, type ProblemType, REALM } from "../common/problems";
+
+/** The api's bearer authentication: its problem types. */
+export const AUTH_PROBLEMS = {
+  Unauthorized: {
+    type: "unauthorized",
+    status: 401,
+    title: "Unauthorized",
+    docs: 'No, malformed, unknown, expired or revoked access token. A token that was sent but is not valid adds error="invalid_token" to the challenge.',
+    headers: challengeHeader({ pattern: '^Bearer realm="api"', examples: [`${REALM}, error="invalid_token"`] }),
+    example: { detail: "The access token is not valid" },
+  },
+  InsufficientScope: {
+    type: "insufficient-scope",
+    status: 403,
+    title: "Insufficient scope",
+    docs: `The access token does not carry the ${READ_SCOPE} scope (error="insufficient_scope" in the challenge).`,
+    headers: challengeHeader({ pattern: '^Bearer realm="api"', examples: [`${REALM}, error="insufficient_scope"`] }),
+    example: { detail: `The access token does not grant the scope ${READ_SCOPE}` },
+  },
+} as const satisfies Record<string, ProblemType>;
 
 /** No usable credentials: no Authorization header, another scheme, or an empty bearer token. */
 export class MissingCredentialsException extends ProblemException {
   constructor() {
-    super("Unauthorized", "This endpoint requires an Authorization: Bearer <access token> header", {
+    super(AUTH_PROBLEMS.Unauthorized, "This endpoint requires an Authorization: Bearer <access token> header", {
       "WWW-Authenticate": REALM,
     });
   }
@@ -12,7 +33,7 @@ export class MissingCredentialsException extends ProblemException {
 /** A bearer token was sent and is not valid. Never says whether it was unknown, expired or revoked. */
 export class InvalidTokenException extends ProblemException {
   constructor() {
-    super("Unauthorized", "The access token is not valid", {
+    super(AUTH_PROBLEMS.Unauthorized, "The access token is not valid", {
       "WWW-Authenticate": `${REALM}, error="invalid_token", error_description="The access token is not valid"`,
     });
   }
@@ -21,7 +42,7 @@ export class InvalidTokenException extends ProblemException {
 /** A valid token that lacks the scope the endpoint needs (RFC 6750 section 3.1). */
 export class InsufficientScopeException extends ProblemException {
   constructor(readonly scope: string) {
-    super("InsufficientScope", `The access token does not grant the scope ${scope}`, {
+    super(AUTH_PROBLEMS.InsufficientScope, `The access token does not grant the scope ${scope}`, {
       "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${scope}"`,
     });
   }

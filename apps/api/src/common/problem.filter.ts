@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from "../config/config";
 import { logRequestAtDebug } from "../logging/request-log-level";
 import { problemInstance } from "./problem-instance";
 import {
+  COMMON_PROBLEMS,
   InternalProblemException,
   NotFoundProblemException,
   ProblemException,
@@ -91,7 +92,10 @@ export class ProblemFilter implements ExceptionFilter {
       if (status === 404) {
         return new NotFoundProblemException(`No resource at ${request.method} ${request.path}`);
       }
-      return new ProblemException(status === 413 ? "PayloadTooLarge" : "BadRequest", exception.message);
+      return new ProblemException(
+        status === 413 ? COMMON_PROBLEMS.PayloadTooLarge : COMMON_PROBLEMS.BadRequest,
+        exception.message,
+      );
     }
     this.logger.error(
       `unexpected failure during ${request.method} ${request.path}`,

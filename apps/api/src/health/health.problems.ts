@@ -1,4 +1,17 @@
-import { ProblemException, retryAfter } from "../common/problems";
+import { ProblemException, type ProblemType, retryAfter, retryAfterHeader } from "../common/problems";
+
+/** Readiness: its problem types. */
+export const HEALTH_PROBLEMS = {
+  NotReady: {
+    type: "unavailable",
+    status: 503,
+    title: "Service unavailable",
+    docs: "Not ready: the database is unreachable or a migration is pending or failed (see checks).",
+    headers: retryAfterHeader,
+    requires: ["checks"],
+    example: { detail: "The service is not ready to serve requests", instance: "/health/ready" },
+  },
+} as const satisfies Record<string, ProblemType>;
 
 /** Readiness failed: the database is unreachable or its migrations are not all applied. */
 export class NotReadyException extends ProblemException {
@@ -6,7 +19,7 @@ export class NotReadyException extends ProblemException {
     retryAfterSeconds: number,
     private readonly checks: Record<string, unknown>,
   ) {
-    super("NotReady", "The service is not ready to serve requests", retryAfter(retryAfterSeconds));
+    super(HEALTH_PROBLEMS.NotReady, "The service is not ready to serve requests", retryAfter(retryAfterSeconds));
   }
 
   override extensions() {

@@ -89,7 +89,17 @@ export async function createAuthorizationServer(
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // RFC 7009 section 2.1: a client revokes only tokens issued to it. A public client asking
+        // for another's is answered as if the token were unknown (it proves no identity), a
+        // confidential one is told it may not.
+        allowedPolicy: async (_ctx, client, token) => {
+          if (token.clientId === client.clientId) return true;
+          if (client.clientAuthMethod === "none") return false;
+          throw new errors.InvalidRequest("client is not authorized to revoke the presented token");
+        },
+      },
       resourceIndicators: {
         enabled: true,
         // Clients need not send `resource`: every token is for the api.

@@ -1,6 +1,6 @@
 import { PAGINATION, READ_SCOPE, wireJsonSchemas } from "@community/domain";
 import { DEMO_TOKENS } from "@community/fixtures";
-import type { ProblemName } from "../common/problems";
+import type { ProblemName } from "./problem-catalogue";
 import { problemComponents, problemRefs } from "./problem-responses";
 
 type Json = Record<string, unknown>;

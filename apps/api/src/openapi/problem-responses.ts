@@ -1,4 +1,5 @@
-import { PROBLEM_CATALOGUE, type ProblemName, type ProblemType } from "../common/problems";
+import type { ProblemType } from "../common/problems";
+import { PROBLEM_CATALOGUE, type ProblemName } from "./problem-catalogue";
 
 type Json = Record<string, unknown>;
 

@@ -1,10 +1,22 @@
-import { ProblemException, retryAfter } from "../common/problems";
+import { ProblemException, type ProblemType, retryAfter, retryAfterHeader } from "../common/problems";
+
+/** The rate limiter: its problem types. */
+export const RATE_LIMIT_PROBLEMS = {
+  RateLimited: {
+    type: "rate-limited",
+    status: 429,
+    title: "Too many requests",
+    docs: "The caller exceeded its rate limit; retry after Retry-After seconds.",
+    headers: retryAfterHeader,
+    example: { detail: "More than 100 requests in 60 s; try again in 12 s" },
+  },
+} as const satisfies Record<string, ProblemType>;
 
 /** Too many requests for one token (or client address) in the current window. */
 export class RateLimitedException extends ProblemException {
   constructor(retryAfterSeconds: number, limit: number, windowSeconds: number) {
     super(
-      "RateLimited",
+      RATE_LIMIT_PROBLEMS.RateLimited,
       `More than ${limit} requests in ${windowSeconds} s; try again in ${retryAfterSeconds} s`,
       retryAfter(retryAfterSeconds),
     );

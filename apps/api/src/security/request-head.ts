@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import { Logger } from "@nestjs/common";
 import { PROBLEM_CONTENT_TYPE, type ProblemFilter } from "../common/problem.filter";
-import { ProblemException as Problem, type ProblemException } from "../common/problems";
+import { COMMON_PROBLEMS, ProblemException as Problem, type ProblemException } from "../common/problems";
 import type { AppConfig } from "../config/config";
 import {
   MalformedRequestException,
@@ -31,7 +31,10 @@ export function requestHeadProblem(error: ParserError, config: AppConfig): Probl
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return new RequestHeadTimeoutException(config.httpHeadersTimeoutMs);
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return new Problem("PayloadTooLarge", `Chunk extensions are limited to ${CHUNK_EXTENSIONS_LIMIT_BYTES} bytes`);
+      return new Problem(
+        COMMON_PROBLEMS.PayloadTooLarge,
+        `Chunk extensions are limited to ${CHUNK_EXTENSIONS_LIMIT_BYTES} bytes`,
+      );
     default:
       return new MalformedRequestException(error.reason ?? error.code ?? "unreadable request");
   }

@@ -1,10 +1,28 @@
-import { ProblemException, retryAfter } from "../common/problems";
+import { COMMON_PROBLEMS, ProblemException, type ProblemType, retryAfter } from "../common/problems";
+
+/** What the HTTP layer refuses: its problem types. */
+export const SECURITY_PROBLEMS = {
+  RequestTimeout: {
+    type: "request-timeout",
+    status: 408,
+    title: "Request timeout",
+    docs: "The client did not send a complete request head within HTTP_HEADERS_TIMEOUT_MS; the connection is closed.",
+    example: { detail: "The request head did not arrive within 66000 ms", instance: "*" },
+  },
+  RequestHeaderTooLarge: {
+    type: "request-header-too-large",
+    status: 431,
+    title: "Request header fields too large",
+    docs: "The request line and headers together exceed HTTP_MAX_HEADER_BYTES (16 KiB): a very long query string or token. The connection is closed.",
+    example: { detail: "The request line and headers are limited to 16384 bytes", instance: "*" },
+  },
+} as const satisfies Record<string, ProblemType>;
 
 /** The request did not complete in time (REQUEST_TIMEOUT_MS), almost always a slow database. */
 export class RequestTimeoutException extends ProblemException {
   constructor(timeoutMs: number, retryAfterSeconds: number) {
     super(
-      "Unavailable",
+      COMMON_PROBLEMS.Unavailable,
       `The request did not complete within ${timeoutMs} ms; try again later`,
       retryAfter(retryAfterSeconds),
     );
@@ -14,7 +32,7 @@ export class RequestTimeoutException extends ProblemException {
 /** A declared body larger than BODY_LIMIT_BYTES. */
 export class PayloadTooLargeException extends ProblemException {
   constructor(limitBytes: number) {
-    super("PayloadTooLarge", `Request bodies are limited to ${limitBytes} bytes`);
+    super(COMMON_PROBLEMS.PayloadTooLarge, `Request bodies are limited to ${limitBytes} bytes`);
   }
 }
 
@@ -24,18 +42,18 @@ export class PayloadTooLargeException extends ProblemException {
  */
 export class RequestHeaderTooLargeException extends ProblemException {
   constructor(limitBytes: number) {
-    super("RequestHeaderTooLarge", `The request line and headers are limited to ${limitBytes} bytes`);
+    super(SECURITY_PROBLEMS.RequestHeaderTooLarge, `The request line and headers are limited to ${limitBytes} bytes`);
   }
 }
 
 export class MalformedRequestException extends ProblemException {
   constructor(reason: string) {
-    super("BadRequest", `The request is not valid HTTP/1.1: ${reason}`);
+    super(COMMON_PROBLEMS.BadRequest, `The request is not valid HTTP/1.1: ${reason}`);
   }
 }
 
 export class RequestHeadTimeoutException extends ProblemException {
   constructor(timeoutMs: number) {
-    super("RequestTimeout", `The request head did not arrive within ${timeoutMs} ms`);
+    super(SECURITY_PROBLEMS.RequestTimeout, `The request head did not arrive within ${timeoutMs} ms`);
   }
 }

@@ -3,6 +3,16 @@ import type { FixtureEvent, FixtureFile, FixtureGuide } from "./fixture";
 
 /** Test data shared by the tests of several packages: the fixture format and the wire format. */
 
+/** The schedule of the contract's example event, the same in the fixture and on the wire. */
+const EXAMPLE_SCHEDULE = {
+  duration_seconds: 3600,
+  scheduled_at: "2026-03-01T18:30:00Z",
+  live_at: null,
+  completed_at: null,
+  canceled_at: null,
+  offer_replay_purchase: false,
+} as const;
+
 /** A scheduled event of team_1 by acc_1 at USD 19.99; `overrides` set any field. */
 export function fixtureEvent(id: string, overrides: Partial<FixtureEvent> = {}): FixtureEvent {
   return {
@@ -13,12 +23,7 @@ export function fixtureEvent(id: string, overrides: Partial<FixtureEvent> = {}):
     name: `Event ${id}`,
     description: null,
     cover_url: null,
-    duration_seconds: 3600,
-    scheduled_at: "2026-03-01T18:30:00Z",
-    live_at: null,
-    completed_at: null,
-    canceled_at: null,
-    offer_replay_purchase: false,
+    ...EXAMPLE_SCHEDULE,
     price: { value_in_cents: 1999, currency: "USD" },
     ...overrides,
   };
@@ -61,12 +66,7 @@ export function wireEvent(overrides: Partial<Event> = {}): Event {
   return {
     id: "ev_1",
     slug: "spring-run",
-    duration_seconds: 3600,
-    scheduled_at: "2026-03-01T18:30:00Z",
-    live_at: null,
-    completed_at: null,
-    canceled_at: null,
-    offer_replay_purchase: false,
+    ...EXAMPLE_SCHEDULE,
     name: "Spring run",
     description: null,
     cover_url: null,

@@ -1,5 +1,6 @@
 import { EVENTS_LIST, GUIDES_LIST, type Queryable, SEEK_MIN_OFFSET, TeamListReader } from "@community/db/lists";
 import type { FixtureEvent, FixtureFile, FixtureGuide } from "@community/domain";
+import { fixtureEvent, fixtureGuide } from "@community/domain/testing";
 import { loadFixture } from "@community/fixtures";
 import request from "supertest";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
@@ -13,22 +14,14 @@ const BIG_SIZE = SEEK_MIN_OFFSET + 250;
 const empty: FixtureFile = { accounts: [], teams: [], users: [], access_tokens: [], events: [], guides: [] };
 
 function event(team: string, i: number, scheduledAt: string): FixtureEvent {
-  return {
-    id: `ev_${team}_${String(i).padStart(5, "0")}`,
+  return fixtureEvent(`ev_${team}_${String(i).padStart(5, "0")}`, {
     team_id: team,
-    account_id: "acc_1",
     slug: `event-${i}`,
     name: `Event ${i}`,
-    description: null,
-    cover_url: null,
     duration_seconds: 60,
     scheduled_at: scheduledAt,
-    live_at: null,
-    completed_at: null,
-    canceled_at: null,
-    offer_replay_purchase: false,
     price: { value_in_cents: 100, currency: "USD" },
-  };
+  });
 }
 
 /** Three items per instant (ties on the sort key), newest first by index. */
@@ -36,18 +29,14 @@ const instant = (i: number) =>
   `${new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString().slice(0, 19)}Z`;
 
 function guide(team: string, i: number): FixtureGuide {
-  return {
-    id: `gd_${team}_${String(i).padStart(5, "0")}`,
+  return fixtureGuide(`gd_${team}_${String(i).padStart(5, "0")}`, {
     team_id: team,
-    account_id: "acc_1",
     slug: `guide-${i}`,
     name: `Guide ${i}`,
     description: null,
-    cover_url: null,
     // one in ten is a draft: drafts lead the list and boundaries fall among them too
     published_at: i % 10 === 0 ? null : instant(i),
-    price: { value_in_cents: 0, currency: "EUR" },
-  };
+  });
 }
 
 function fixture(): FixtureFile {

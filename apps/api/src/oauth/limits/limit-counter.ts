@@ -16,6 +16,8 @@ export interface Counter {
 @Injectable()
 export class LimitCounter {
   private readonly logger = new Logger(LimitCounter.name);
+  /** The storage failed last time: logged once when it starts failing and once when it answers again. */
+  private failing = false;
 
   constructor(@InjectThrottlerStorage() private readonly storage: ThrottlerStorage) {}
 
@@ -30,11 +32,21 @@ export class LimitCounter {
           this.storage.increment(key, windowMs, limit, blockMs, "oauth"),
         ),
       );
+      if (this.failing) {
+        this.failing = false;
+        this.logger.log("rate limit storage answers again: sign-in and OAuth endpoint limits apply");
+      }
       const waits = records.filter((record) => record.isBlocked).map((record) => Math.max(1, record.timeToBlockExpire));
       return Math.max(0, ...waits);
     } catch (error) {
-      // As the api's limiter: with the shared storage down, serve rather than refuse everyone.
-      this.logger.warn(`rate limit storage failed, request not limited: ${(error as Error).message}`);
+      // As the api's limiter: with the shared storage down, serve rather than refuse everyone, and
+      // say so once, not on every request.
+      if (!this.failing) {
+        this.failing = true;
+        this.logger.warn(
+          `rate limit storage failed (${(error as Error).message}): sign-in and OAuth endpoint limits are off until it answers`,
+        );
+      }
       return 0;
     }
   }

@@ -1,3 +1,4 @@
+import { Logger } from "@nestjs/common";
 import { loadConfig } from "../../config/config";
 import { memoryStorageOnFakeClock } from "../../testing/memory-storage";
 import { LimitCounter } from "./limit-counter";
@@ -51,9 +52,15 @@ describe(LoginThrottle.name, () => {
     expect(await login.attempt("c", "203.0.113.1")).toBe(60);
   });
 
-  it("lets every attempt through when the storage fails, as the api's limiter does", async () => {
-    const failing = { increment: () => Promise.reject(new Error("redis down")) };
-    const login = new LoginThrottle(new LimitCounter(failing), loadConfig({ LOGIN_RATE_LIMIT_ATTEMPTS: "1" }));
-    for (let attempt = 0; attempt < 3; attempt++) expect(await login.attempt("a", "203.0.113.1")).toBe(0);
+  it("lets every attempt through when the storage fails, as the api's limiter does, and warns once", async () => {
+    const warn = jest.spyOn(Logger.prototype, "warn").mockImplementation(() => undefined);
+    try {
+      const failing = { increment: () => Promise.reject(new Error("redis down")) };
+      const login = new LoginThrottle(new LimitCounter(failing), loadConfig({ LOGIN_RATE_LIMIT_ATTEMPTS: "1" }));
+      for (let attempt = 0; attempt < 3; attempt++) expect(await login.attempt("a", "203.0.113.1")).toBe(0);
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

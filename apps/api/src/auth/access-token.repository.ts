@@ -1,8 +1,9 @@
 import type { Database } from "@community/db";
+import type { ListState } from "@community/db/lists";
 import { findTokenMember } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
-import type { ListState, Member } from "./member";
+import type { Member } from "./member";
 
 @Injectable()
 export class AccessTokenRepository {

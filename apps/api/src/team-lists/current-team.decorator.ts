@@ -1,8 +1,7 @@
+import type { CallerTeam } from "@community/db/lists";
 import { createParamDecorator, type ExecutionContext } from "@nestjs/common";
-import type { Member } from "../auth/member";
 
-/** The caller's team as the authentication guard found it: its id, and its lists' state if read. */
-export type CallerTeam = Pick<Member, "teamId" | "lists">;
+export type { CallerTeam };
 
 /** The request as an authentication guard leaves it: who is calling, and their team if any. */
 interface MemberRequest {

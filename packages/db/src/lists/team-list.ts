@@ -46,3 +46,18 @@ export interface TeamListResult<Item> {
 export interface TeamListPages<Item> {
   read(query: TeamListQuery): Promise<TeamListResult<Item>>;
 }
+
+/** A list's version (team_list_stats) and its number of items, from one snapshot. */
+export interface ListState {
+  version: string;
+  total: number;
+}
+
+/**
+ * The caller's team as authentication found it: its id (null for a user without a team) and, when
+ * the token lookup read them, the state of each of its lists (null while a list has no stats row).
+ */
+export interface CallerTeam {
+  teamId: string | null;
+  lists?: Readonly<Record<ListName, ListState | null>>;
+}

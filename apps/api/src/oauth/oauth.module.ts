@@ -1,5 +1,6 @@
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
 import { MetricsModule } from "../metrics/metrics.module";
+import { RedisModule } from "../rate-limit/redis.module";
 import { UsersModule } from "../users/users.module";
 import { AuthorizationServer } from "./authorization-server";
 import { AuthorizationServerController } from "./authorization-server.controller";
@@ -21,7 +22,7 @@ import { OAuthPayloadSweeper } from "./oauth-payload.sweeper";
  * routes are Nest routes, so middleware, the problem filter, metrics and logs see them.
  */
 @Module({
-  imports: [UsersModule, OAuthKeysModule, MetricsModule],
+  imports: [UsersModule, OAuthKeysModule, MetricsModule, RedisModule],
   // Interaction routes first: the provider's controller takes every other path under /oauth.
   controllers: [InteractionController, AuthorizationServerController],
   providers: [

@@ -1,5 +1,6 @@
-import { Injectable, Logger } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import { InjectThrottlerStorage, type ThrottlerStorage } from "@nestjs/throttler";
+import { RedisConnection } from "../../rate-limit/redis.provider";
 
 /** One counter: `limit` hits per window, then refused for `blockMs`. */
 export interface Counter {
@@ -15,11 +16,11 @@ export interface Counter {
  */
 @Injectable()
 export class LimitCounter {
-  private readonly logger = new Logger(LimitCounter.name);
-  /** The storage failed last time: logged once when it starts failing and once when it answers again. */
-  private failing = false;
-
-  constructor(@InjectThrottlerStorage() private readonly storage: ThrottlerStorage) {}
+  constructor(
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    /** Null without REDIS_URL: the in-memory storage, which does not fail. */
+    @Inject(RedisConnection) private readonly redis: RedisConnection | null,
+  ) {}
 
   /**
    * Counts one hit on every counter (each increment is atomic, so parallel requests cannot slip
@@ -32,21 +33,15 @@ export class LimitCounter {
           this.storage.increment(key, windowMs, limit, blockMs, "oauth"),
         ),
       );
-      if (this.failing) {
-        this.failing = false;
-        this.logger.log("rate limit storage answers again: sign-in and OAuth endpoint limits apply");
-      }
+      this.redis?.answered();
       const waits = records.filter((record) => record.isBlocked).map((record) => Math.max(1, record.timeToBlockExpire));
       return Math.max(0, ...waits);
     } catch (error) {
-      // As the api's limiter: with the shared storage down, serve rather than refuse everyone, and
-      // say so once, not on every request.
-      if (!this.failing) {
-        this.failing = true;
-        this.logger.warn(
-          `rate limit storage failed (${(error as Error).message}): sign-in and OAuth endpoint limits are off until it answers`,
-        );
-      }
+      // As the api's limiter (RateLimitGuard): with Redis down or hung, serve rather than refuse
+      // everyone; the connection logs the change of state once and counts these requests.
+      if (this.redis === null) throw error;
+      this.redis.failed(error as Error);
+      this.redis.unlimitedRequests += 1;
       return 0;
     }
   }

@@ -1,5 +1,6 @@
 import { Logger } from "@nestjs/common";
 import { loadConfig } from "../../config/config";
+import { RedisConnection } from "../../rate-limit/redis.provider";
 import { memoryStorageOnFakeClock } from "../../testing/memory-storage";
 import { LimitCounter } from "./limit-counter";
 import { LoginThrottle, lockoutTiers } from "./login-throttle";
@@ -22,7 +23,7 @@ describe(lockoutTiers.name, () => {
 describe(LoginThrottle.name, () => {
   const storage = memoryStorageOnFakeClock();
 
-  const throttle = (env: NodeJS.ProcessEnv) => new LoginThrottle(new LimitCounter(storage()), loadConfig(env));
+  const throttle = (env: NodeJS.ProcessEnv) => new LoginThrottle(new LimitCounter(storage(), null), loadConfig(env));
 
   it("locks an account at an address for longer each time the attempts go on", async () => {
     const login = throttle({
@@ -52,15 +53,21 @@ describe(LoginThrottle.name, () => {
     expect(await login.attempt("c", "203.0.113.1")).toBe(60);
   });
 
-  it("lets every attempt through when the storage fails, as the api's limiter does, and warns once", async () => {
+  it("lets every attempt through when Redis fails, as the api's limiter does, and warns once", async () => {
     const warn = jest.spyOn(Logger.prototype, "warn").mockImplementation(() => undefined);
+    // Never connected (lazy): only the state it tracks is used.
+    const redis = new RedisConnection("redis://127.0.0.1:1", "test:", 100);
     try {
       const failing = { increment: () => Promise.reject(new Error("redis down")) };
-      const login = new LoginThrottle(new LimitCounter(failing), loadConfig({ LOGIN_RATE_LIMIT_ATTEMPTS: "1" }));
+      const counter = new LimitCounter(failing, redis);
+      const login = new LoginThrottle(counter, loadConfig({ LOGIN_RATE_LIMIT_ATTEMPTS: "1" }));
       for (let attempt = 0; attempt < 3; attempt++) expect(await login.attempt("a", "203.0.113.1")).toBe(0);
       expect(warn).toHaveBeenCalledTimes(1);
+      expect(redis.isAnswering).toBe(false);
+      expect(redis.unlimitedRequests).toBe(3);
     } finally {
       warn.mockRestore();
+      redis.client.disconnect();
     }
   });
 });

@@ -6,7 +6,7 @@ import { loadFixture } from "@community/fixtures";
 import type { INestApplication } from "@nestjs/common";
 import { createApp } from "../app.factory";
 import { testConfig } from "../testing/e2e-app";
-import { freePort } from "../testing/oauth-app";
+import { freePort } from "../testing/free-port";
 import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";

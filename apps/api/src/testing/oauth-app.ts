@@ -1,24 +1,12 @@
 import type { Server } from "node:http";
-import { createServer } from "node:net";
 import type { FixtureFile } from "@community/domain";
 import { type Backend, type E2eApp, startE2eApp } from "./e2e-app";
+import { freePort } from "./free-port";
 
 export interface OAuthE2eApp extends E2eApp {
   /** http://127.0.0.1:<port>: the api's PUBLIC_URL, and the built-in server's audience. */
   origin: string;
   issuer: string;
-}
-
-/** A free loopback port (the issuer URL must be known before the app is built). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
-  });
 }
 
 /**

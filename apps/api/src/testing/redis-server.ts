@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import net from "node:net";
+import { freePort } from "./free-port";
 
 /**
  * A private redis-server on a free loopback port, which a test may freeze (SIGSTOP) and thaw
@@ -20,17 +20,10 @@ export class PrivateRedis {
     const child = spawn(
       "redis-server",
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      {
-        stdio: "ignore",
-      },
+      { stdio: ["ignore", "pipe", "ignore"] },
     );
     const redis = new PrivateRedis(child, port);
-    const deadline = Date.now() + 5_000;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null || Date.now() > deadline)
-        throw new Error(`redis-server did not start on port ${port}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await ready(child, port);
     return redis;
   }
 
@@ -51,21 +44,22 @@ export class PrivateRedis {
   }
 }
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
+/** Resolves when redis-server logs that it accepts connections; rejects if it exits or takes over 5 s. */
+function ready(child: ChildProcess, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = () => reject(new Error(`redis-server did not start on port ${port}`));
+    const timer = setTimeout(fail, 5_000);
+    let log = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      if (!log.includes("Ready to accept connections")) return;
+      clearTimeout(timer);
+      child.stdout?.removeAllListeners("data").resume();
+      resolve();
     });
-    socket.once("error", () => resolve(false));
+    child.once("exit", () => {
+      clearTimeout(timer);
+      fail();
+    });
   });
 }

@@ -1,0 +1,104 @@
+import { Inject, Injectable, type NestMiddleware } from "@nestjs/common";
+import cors from "cors";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import helmet from "helmet";
+import { ProblemFilter } from "../common/problem.filter";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import { REQUEST_ID_HEADER } from "../logging/request-id";
+import { PayloadTooLargeException, RequestTimeoutException } from "./security.problems";
+
+/**
+ * The strict policy of a JSON API: nothing may load, nothing may frame it. Routes that serve
+ * HTML (the sign-in pages, the API docs) set their own Content-Security-Policy on their responses,
+ * which replaces this one.
+ */
+const API_CONTENT_SECURITY_POLICY = {
+  useDefaults: false,
+  directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+};
+
+const EXPOSED_HEADERS = [
+  "Link",
+  "X-Total-Count",
+  "ETag",
+  "RateLimit-Policy",
+  "RateLimit",
+  "Retry-After",
+  REQUEST_ID_HEADER,
+];
+
+/**
+ * The headers a middleware sets on every response, recorded once. helmet's depend on nothing in
+ * the request with this configuration, so one recorded set replaces its dozen middlewares per request.
+ */
+export function recordFixedHeaders(middleware: RequestHandler): ReadonlyArray<readonly [string, string]> {
+  const headers = new Map<string, string>();
+  const recorder = {
+    setHeader: (name: string, value: unknown) => headers.set(name, String(value)),
+    removeHeader: (name: string) => headers.delete(name),
+    getHeader: (name: string) => headers.get(name),
+  };
+  let finished = false;
+  middleware({ method: "GET", url: "/", headers: {} } as Request, recorder as unknown as Response, () => {
+    finished = true;
+  });
+  if (!finished) throw new Error("the header middleware did not finish synchronously: its headers are not fixed");
+  return [...headers];
+}
+
+/**
+ * What every request goes through before it is routed, as one middleware (one Express layer and
+ * one listener per request, not three of each):
+ * - the REQUEST_TIMEOUT_MS clock: a request still unanswered then gets 503 `unavailable` with
+ *   Retry-After, rather than the load balancer's own timeout cutting the connection. It starts
+ *   before the guards (rate limit, bearer token), which may wait on Redis or the database too; 503
+ *   and not 504, since the api is not a gateway and the contract's 503 already says "retry later";
+ * - helmet's headers, recorded once (they depend on nothing in the request), set before anything
+ *   can answer, so that a refused body (413) carries them too;
+ * - CORS, off unless CORS_ORIGINS names origins (it answers preflights itself);
+ * - BODY_LIMIT_BYTES on a declared body. No route parses bodies (body parsing is off), so an
+ *   undeclared (chunked) body is never buffered, only discarded.
+ */
+@Injectable()
+export class RequestHardeningMiddleware implements NestMiddleware {
+  private readonly headers = recordFixedHeaders(helmet({ contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }));
+  private readonly cors: RequestHandler | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly problems: ProblemFilter,
+  ) {
+    this.cors =
+      config.corsOrigins.length === 0
+        ? undefined
+        : cors({
+            origin: config.corsOrigins,
+            methods: ["GET", "HEAD"],
+            allowedHeaders: ["Authorization", "If-None-Match", REQUEST_ID_HEADER],
+            exposedHeaders: EXPOSED_HEADERS,
+            maxAge: 600,
+          });
+  }
+
+  use(request: Request, response: Response, next: NextFunction): void {
+    const { requestTimeoutMs, retryAfterSeconds, bodyLimitBytes } = this.config;
+    const timer = setTimeout(() => {
+      this.problems.respond(new RequestTimeoutException(requestTimeoutMs, retryAfterSeconds), request, response);
+    }, requestTimeoutMs);
+    timer.unref();
+    // A response emits close once, after finish or when its connection goes first.
+    response.on("close", () => clearTimeout(timer));
+    for (const [name, value] of this.headers) response.setHeader(name, value);
+    if (this.cors === undefined) this.limitBody(request, bodyLimitBytes, next);
+    else
+      this.cors(request, response, (error?: unknown) =>
+        error ? next(error) : this.limitBody(request, bodyLimitBytes, next),
+      );
+  }
+
+  private limitBody(request: Request, bodyLimitBytes: number, next: NextFunction): void {
+    const declared = request.headers["content-length"];
+    if (declared !== undefined && Number(declared) > bodyLimitBytes) throw new PayloadTooLargeException(bodyLimitBytes);
+    next();
+  }
+}

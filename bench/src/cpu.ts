@@ -26,18 +26,26 @@ export interface CpuWindow {
 /**
  * Starts a CPU window for `serverPid` and the PostgreSQL backends connected to the bench
  * database (those of the servers' pools; the bench's own monitoring connection excluded). Only
- * the server under load is busy during a window, so the backends' CPU is that server's.
+ * the server under load is busy during a window, so the backends' CPU is that server's. A pool may
+ * have closed its idle connections before the window (pg's default idle timeout is 10 s, shorter
+ * than the other servers' turns) and open new ones during it: backends that appear by the end of
+ * the window count with all their CPU, since they were born inside it.
  */
-export async function startCpuWindow(serverPid: number, monitor: Pool): Promise<() => CpuWindow> {
-  const { rows } = await monitor.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-  );
-  const backends = rows.map((row) => row.pid);
+export async function startCpuWindow(serverPid: number, monitor: Pool): Promise<() => Promise<CpuWindow>> {
+  const backends = async () =>
+    (
+      await monitor.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      )
+    ).rows.map((row) => row.pid);
+  const before = new Map((await backends()).map((pid) => [pid, processCpuMs(pid)]));
   const server = processCpuMs(serverPid);
-  const postgres = backends.map(processCpuMs);
-  return () => ({
-    serverMs: processCpuMs(serverPid) - server,
+  return async () => {
+    const serverMs = processCpuMs(serverPid) - server;
+    const pids = new Set([...before.keys(), ...(await backends())]);
+    let postgresMs = 0;
     // A backend that ended during the window reads 0: its CPU since the start is lost, never negative.
-    postgresMs: backends.reduce((sum, pid, i) => sum + Math.max(0, processCpuMs(pid) - (postgres[i] as number)), 0),
-  });
+    for (const pid of pids) postgresMs += Math.max(0, processCpuMs(pid) - (before.get(pid) ?? 0));
+    return { serverMs, postgresMs };
+  };
 }

@@ -33,11 +33,11 @@ export async function drive(
   url: string,
   headers: Record<string, string>,
   options: DriveOptions,
-  cpuWindow: () => Promise<() => CpuWindow>,
+  cpuWindow: () => Promise<() => Promise<CpuWindow>>,
 ): Promise<CaseResult> {
   const stop = await cpuWindow();
   const result = await autocannon({ url, headers, connections: options.connections, duration: options.seconds });
-  const cpu = stop();
+  const cpu = await stop();
   const failures = result["4xx"] + result["5xx"] + result["1xx"] + result.errors + result.timeouts;
   const total = result["2xx"] + result["3xx"] + failures;
   return {

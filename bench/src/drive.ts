@@ -5,7 +5,7 @@ export interface CaseResult {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
-  /** Responses that are neither the expected status nor any 2xx/304, plus socket errors and timeouts. */
+  /** Responses that are neither 2xx nor 304 (in a revalidation case, not 304), plus socket errors and timeouts. */
   bad: number;
   total: number;
   /** CPU of the server process per request (ms), over the measured window. */
@@ -17,6 +17,8 @@ export interface CaseResult {
 export interface DriveOptions {
   connections: number;
   seconds: number;
+  /** A revalidation case: a 200 means the tag did not match, so it counts as a failure. */
+  onlyNotModified?: boolean;
 }
 
 /** Drives one URL at a fixed concurrency for `seconds` with no measurement (a warm-up). */
@@ -38,7 +40,13 @@ export async function drive(
   const stop = await cpuWindow();
   const result = await autocannon({ url, headers, connections: options.connections, duration: options.seconds });
   const cpu = await stop();
-  const failures = result["4xx"] + result["5xx"] + result["1xx"] + result.errors + result.timeouts;
+  const failures =
+    result["4xx"] +
+    result["5xx"] +
+    result["1xx"] +
+    result.errors +
+    result.timeouts +
+    (options.onlyNotModified ? result["2xx"] : 0);
   const total = result["2xx"] + result["3xx"] + failures;
   return {
     requestsPerSecond: result.requests.average,

@@ -83,7 +83,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
 # The api keeps about 40 MB of live heap; left alone, V8 lets garbage pile up to a limit sized from
 # the host's memory before a full collection. Measured under load (bench/README.md, "HTTP layer and
 # page cache"): the old-space cap of 192 MB alone left Node 24's default young generation to grow the
-# RSS to about 290 MB; a 32 MB semi-space keeps it near 230 MB at the same or lower CPU per request
+# RSS to about 290 MB; a 32 MB semi-space keeps it at 230-256 MB (page cache full) at the same or lower CPU per request
 # (16 MB: about 200 MB, about 10 % more CPU). Only the api gets them: the seed CLI may need more heap
 # for a large fixture file.
 CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=32", "apps/api/dist/main.js"]

@@ -12,6 +12,7 @@ import { requestLogLevel } from "./request-log-level";
 type LoggedRequest = RequestWithId & {
   route?: { path?: unknown };
   baseUrl?: string;
+  originalUrl?: string;
   path?: string;
   member?: Member;
 };
@@ -28,7 +29,9 @@ function requestLine(request: LoggedRequest, response: ServerResponse, responseT
   return {
     method: request.method,
     route: routeTemplate(request),
-    path: request.path ?? request.url?.split("?")[0],
+    // originalUrl: a middleware mounted on a pattern sees `url` without the part it matched, and a
+    // request it answers (413, 503) is logged from there.
+    path: (request.originalUrl ?? request.url)?.split("?")[0],
     status: response.statusCode,
     durationMs: responseTime,
     userId: request.member?.userId,

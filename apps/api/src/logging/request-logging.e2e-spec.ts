@@ -101,4 +101,14 @@ describe("request logs", () => {
       status: 404,
     });
   });
+
+  it("logs the real path of a request that a middleware refused before routing", async () => {
+    const response = await request(server)
+      .post(EVENTS)
+      .set("X-Request-Id", "req-too-large")
+      .set("Content-Type", "application/json")
+      .send("x".repeat(200_000));
+    expectProblem(response, 413, "payload-too-large");
+    expect(capture.entriesFor("req-too-large")[0]).toMatchObject({ route: "unmatched", path: EVENTS, status: 413 });
+  });
 });

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createTestDatabase } from "@community/db/testing";
 import autocannon from "autocannon";
-import { Client } from "pg";
+import { Pool } from "pg";
+import { startCpuWindow } from "./cpu";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 import { type RunningServer, startServer } from "./servers";
 
@@ -21,7 +21,6 @@ import { type RunningServer, startServer } from "./servers";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
-const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 interface Case {
   name: string;
@@ -54,33 +53,6 @@ function arg(name: string, fallback: number): number {
   return found === undefined ? fallback : Number(found.slice(name.length + 3));
 }
 
-/** utime + stime of a process, in ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-
-/** CPU ms of each process that is still there. */
-function cpuByPid(pids: number[]): Map<number, number> {
-  const cpu = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      cpu.set(pid, cpuMs(pid));
-    } catch {
-      // a backend that ended between the listing and the read
-    }
-  }
-  return cpu;
-}
-
-/** CPU spent between two readings by the processes of the second (new ones from zero). */
-function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
-  return total;
-}
-
 /** The raw response of one GET: status, headers and body bytes (no decompression). */
 function fetchRaw(url: string, headers: Record<string, string>) {
   return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }>(
@@ -109,21 +81,14 @@ async function main(): Promise<void> {
   const rounds = arg("rounds", 3);
   const database = await createTestDatabase(`bench_cpu_${n}`);
   const servers: RunningServer[] = [];
-  const admin = new Client({ connectionString: database.url });
+  const admin = new Pool({ connectionString: database.url, max: 1 });
   try {
     await loadBenchData(database.url, n);
-    await admin.connect();
     const extra = (process.env.API_NODE_FLAGS ?? "").split(/\s+/).filter((f) => f !== "");
     const api = await startServer("api", { databaseUrl: database.url, poolMax: 10, nodeArgs: extra });
     servers.push(api);
     const floor = await startServer("floor", { databaseUrl: database.url, poolMax: 10 });
     servers.push(floor);
-    const backends = async () => {
-      const { rows } = await admin.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-      );
-      return rows.map((r) => r.pid);
-    };
     const lines: string[] = [];
     process.stderr.write(`api flags: ${extra.join(" ") || "(image's)"}\n`);
     const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
@@ -140,11 +105,9 @@ async function main(): Promise<void> {
           if (c.etag) headers["if-none-match"] = String(first.headers.etag);
           // warm-up: JIT, pool connections, caches
           await autocannon({ url, headers, connections: 10, amount: Math.ceil(requests / 4) });
-          const pgBefore = cpuByPid(await backends());
-          const cpuBefore = cpuMs(server.pid);
+          const stop = await startCpuWindow(server.pid, admin);
           const result = await autocannon({ url, headers, connections: 10, amount: requests });
-          const cpu = cpuMs(server.pid) - cpuBefore;
-          const pg = cpuDelta(pgBefore, cpuByPid(await backends()));
+          const { serverMs: cpu, postgresMs: pg } = await stop();
           const ok = result["2xx"] + result["3xx"];
           if (ok !== requests) throw new Error(`${c.name} on ${server.name}: ${ok} of ${requests} succeeded`);
           const key = server.name as "api" | "floor";

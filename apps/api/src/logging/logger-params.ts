@@ -13,11 +13,18 @@ type LoggedRequest = RequestWithId & {
   route?: { path?: unknown };
   baseUrl?: string;
   originalUrl?: string;
-  path?: string;
   member?: Member;
 };
 
 const PROBES = new Set(["/health/live", "/health/ready", "/metrics"]);
+
+/**
+ * The request's path without its query. From originalUrl: a middleware mounted on a pattern sees
+ * `url` and `path` without the part it matched, and a request it answers (413, 503) is logged there.
+ */
+function requestPath(request: LoggedRequest): string | undefined {
+  return (request.originalUrl ?? request.url)?.split("?")[0];
+}
 
 /**
  * The one JSON line written per request. It is built from a fixed list of fields (never the
@@ -29,9 +36,7 @@ function requestLine(request: LoggedRequest, response: ServerResponse, responseT
   return {
     method: request.method,
     route: routeTemplate(request),
-    // originalUrl: a middleware mounted on a pattern sees `url` without the part it matched, and a
-    // request it answers (413, 503) is logged from there.
-    path: (request.originalUrl ?? request.url)?.split("?")[0],
+    path: requestPath(request),
     status: response.statusCode,
     durationMs: responseTime,
     userId: request.member?.userId,
@@ -63,7 +68,7 @@ export function loggerParams(config: AppConfig, destination?: DestinationStream)
       const level = requestLogLevel(response);
       if (level !== undefined) return level;
       if (error !== undefined || response.statusCode >= 500) return "error";
-      return PROBES.has((request as LoggedRequest).path ?? "") ? "debug" : "info";
+      return PROBES.has(requestPath(request as LoggedRequest) ?? "") ? "debug" : "info";
     },
     customSuccessMessage: () => "request completed",
     customErrorMessage: () => "request failed",

@@ -31,7 +31,7 @@ const EXPOSED_HEADERS = [
  * The headers a middleware sets on every response, recorded once. helmet's depend on nothing in
  * the request with this configuration, so one recorded set replaces its dozen middlewares per request.
  */
-export function recordFixedHeaders(middleware: RequestHandler): ReadonlyArray<readonly [string, string]> {
+function recordFixedHeaders(middleware: RequestHandler): ReadonlyArray<readonly [string, string]> {
   const headers = new Map<string, string>();
   const recorder = {
     setHeader: (name: string, value: unknown) => headers.set(name, String(value)),

@@ -36,6 +36,8 @@ const project = (dir) => ({
   transform,
   moduleNameMapper,
   testMatch: ["<rootDir>/src/**/*.spec.ts", "<rootDir>/src/**/*.e2e-spec.ts", "<rootDir>/test/**/*.spec.ts"],
+  // The api's hooks for every test file, so that importing a helper never registers one.
+  setupFilesAfterEnv: dir === "apps/api" ? ["<rootDir>/src/testing/jest-setup.ts"] : [],
 });
 
 module.exports = {

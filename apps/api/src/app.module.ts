@@ -1,12 +1,12 @@
 import type { Database } from "@community/db";
-import { type DynamicModule, Global, Module } from "@nestjs/common";
+import { type DynamicModule, Module } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
 import { ProblemFilter } from "./common/problem.filter";
 import { QueryValidationPipe } from "./common/validation.pipe";
-import { APP_CONFIG, type AppConfig } from "./config/config";
+import type { AppConfig } from "./config/config";
+import { ConfigModule } from "./config/config.module";
 import { DatabaseModule } from "./database/database.module";
-import { DATABASE } from "./database/database.tokens";
 import { EventsModule } from "./events/events.module";
 import { GuidesModule } from "./guides/guides.module";
 import { HealthModule } from "./health/health.module";
@@ -16,22 +16,6 @@ import { OAuthModule } from "./oauth/oauth.module";
 import { DocsModule } from "./openapi/docs.module";
 import { RateLimitModule } from "./rate-limit/rate-limit.module";
 import { SecurityModule } from "./security/security.module";
-
-/** Configuration and the database are made before the app (see bootstrap) and injected here. */
-@Global()
-@Module({})
-class CoreModule {
-  static register(config: AppConfig, database: Database): DynamicModule {
-    return {
-      module: CoreModule,
-      providers: [
-        { provide: APP_CONFIG, useValue: config },
-        { provide: DATABASE, useValue: database },
-      ],
-      exports: [APP_CONFIG, DATABASE],
-    };
-  }
-}
 
 @Module({})
 export class AppModule {
@@ -45,11 +29,11 @@ export class AppModule {
       // Middleware runs in this order (the request logger, global, before all): metrics count every
       // response, security headers come before the sign-in pages replace their CSP.
       imports: [
-        CoreModule.register(config, database),
+        ConfigModule.register(config),
+        DatabaseModule.register(database),
         LoggingModule.register(config, options.logDestination),
         MetricsModule,
         SecurityModule,
-        DatabaseModule,
         RateLimitModule,
         HealthModule,
         EventsModule,

@@ -1,6 +1,6 @@
 import { Module } from "@nestjs/common";
 import { PassportModule } from "@nestjs/passport";
-import { OAuthKeysModule } from "../oauth/oauth-keys.module";
+import { OAuthKeysModule } from "../signing-keys/oauth-keys.module";
 import { UsersModule } from "../users/users.module";
 import { AccessTokenRepository } from "./access-token.repository";
 import { BearerStrategy } from "./bearer.strategy";

@@ -1,5 +1,5 @@
 import { Injectable } from "@nestjs/common";
-import { OAuthKeysRepository } from "../oauth/oauth-keys.repository";
+import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 import type { JWK, JWTVerifyGetKey } from "./jose";
 import { loadJose } from "./jose";
 

@@ -3,7 +3,7 @@ import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { oauthFixture } from "../testing/oauth-fixture";
-import { TestIssuer } from "../testing/test-issuer";
+import { TestIssuer } from "./testing/test-issuer";
 
 const EVENTS = "/v1/me/community/team/events";
 const AUDIENCE = "https://community-api.example.test";

@@ -1,6 +1,6 @@
 import { Module } from "@nestjs/common";
 import { TerminusModule } from "@nestjs/terminus";
-import { RedisModule } from "../rate-limit/redis.module";
+import { RedisModule } from "../redis/redis.module";
 import { DatabaseHealthIndicator } from "./database.health";
 import { DrainState } from "./drain-state";
 import { HealthController } from "./health.controller";

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from "@nestjs/common";
 import { HealthIndicatorService } from "@nestjs/terminus";
-import { RedisConnection } from "../rate-limit/redis.provider";
+import { RedisConnection } from "../redis/redis.provider";
 
 /**
  * Says whether the rate limiter's Redis answers, without failing readiness: while it does not,

@@ -2,18 +2,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Params } from "nestjs-pino";
 import { type DestinationStream, destination as pinoDestination, stdTimeFunctions } from "pino";
 import type { Options } from "pino-http";
-import type { Member } from "../auth/member";
 import type { AppConfig } from "../config/config";
-import { routeTemplate } from "../metrics/route-template";
 import { requestTraceId } from "../tracing/request-trace";
 import { assignRequestId, type RequestWithId } from "./request-id";
 import { requestLogLevel } from "./request-log-level";
+import { routeTemplate } from "./route-template";
 
 type LoggedRequest = RequestWithId & {
   route?: { path?: unknown };
   baseUrl?: string;
   originalUrl?: string;
-  member?: Member;
+  /** Set by the bearer guard (auth/); only its user id is logged. */
+  member?: { userId: string };
 };
 
 const PROBES = new Set(["/health/live", "/health/ready", "/metrics"]);

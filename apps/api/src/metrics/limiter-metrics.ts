@@ -1,4 +1,4 @@
-import type { RedisConnection } from "../rate-limit/redis.provider";
+import type { RedisConnection } from "../redis/redis.provider";
 import type { MetricsService } from "./metrics.service";
 import { scrapedMetrics } from "./scraped-metrics";
 

@@ -8,8 +8,8 @@ import {
   type OnModuleInit,
 } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
-import { RedisModule } from "../rate-limit/redis.module";
-import { RedisConnection } from "../rate-limit/redis.provider";
+import { RedisModule } from "../redis/redis.module";
+import { RedisConnection } from "../redis/redis.provider";
 import { instrumentDatabase } from "./database-metrics";
 import { HttpMetricsMiddleware } from "./http-metrics.middleware";
 import { instrumentLimiter } from "./limiter-metrics";

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
+import { CONFIDENTIAL_CLIENT, oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import {
   authorizationRequest,
   type ClientConfig,
   discoverAs,
   loadOpenIdClient,
   type OpenIdClient,
-} from "../testing/oauth-client";
-import { CONFIDENTIAL_CLIENT, oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
+} from "./testing/oauth-client";
 
 /** The ways a client can get the flow wrong, each refused by the built-in authorization server. */
 describe("authorization-code flow: refusals", () => {

@@ -1,10 +1,10 @@
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import type { Backend } from "../testing/e2e-app";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { authorizationRequest, discoverAs, loadOpenIdClient, type OpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
+import { authorizationRequest, discoverAs, loadOpenIdClient, type OpenIdClient } from "./testing/oauth-client";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";

@@ -2,9 +2,9 @@ import { isDatabaseUnavailableError, verifySecret } from "@community/db";
 import { READ_SCOPE } from "@community/domain";
 import { Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
+import { OAuthKeysRepository, SIGNING_ALGORITHM, signingKidAt } from "../signing-keys/oauth-keys.repository";
 import { UserRepository } from "../users/user.repository";
 import { errorPage } from "./interaction-pages";
-import { OAuthKeysRepository, SIGNING_ALGORITHM, signingKidAt } from "./oauth-keys.repository";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
 

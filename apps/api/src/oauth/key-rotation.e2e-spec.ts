@@ -7,10 +7,10 @@ import type { INestApplication } from "@nestjs/common";
 import { createApp } from "../app.factory";
 import { testConfig } from "../testing/e2e-app";
 import { freePort } from "../testing/free-port";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { rotateKeys } from "./rotate-keys";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
+import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
 const OVERLAP_SECONDS = 6;
 const kidOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[0] ?? "", "base64url").toString()).kid as string;

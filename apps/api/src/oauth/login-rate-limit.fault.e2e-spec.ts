@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { hashToken } from "@community/db";
 import Redis from "ioredis";
 import { reportFault } from "../testing/fault-report";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { authorizationRequest, type ClientConfig, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
+import { authorizationRequest, type ClientConfig, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const GUESSES = 40;

@@ -1,6 +1,7 @@
 import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
 import { MetricsModule } from "../metrics/metrics.module";
-import { RedisModule } from "../rate-limit/redis.module";
+import { RedisModule } from "../redis/redis.module";
+import { OAuthKeysModule } from "../signing-keys/oauth-keys.module";
 import { UsersModule } from "../users/users.module";
 import { AuthorizationServer } from "./authorization-server";
 import { AuthorizationServerController } from "./authorization-server.controller";
@@ -11,7 +12,6 @@ import { LimitCounter } from "./limits/limit-counter";
 import { LoginThrottle } from "./limits/login-throttle";
 import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
 import { OAuthClientRepository } from "./oauth-client.repository";
-import { OAuthKeysModule } from "./oauth-keys.module";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import { OAuthPayloadRepository } from "./oauth-payload.repository";
 import { OAuthPayloadSweeper } from "./oauth-payload.sweeper";

@@ -4,11 +4,11 @@ import request from "supertest";
 import { MetricsService } from "../metrics/metrics.service";
 import type { Backend } from "../testing/e2e-app";
 import { reportFault } from "../testing/fault-report";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
-import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT } from "../testing/oauth-fixture";
 import { OAuthPayloadRepository } from "./oauth-payload.repository";
 import { OAuthPayloadSweeper } from "./oauth-payload.sweeper";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
 const backends: Backend[] = ["postgres", "embedded"];
 const VISITS = 300;

@@ -6,9 +6,9 @@ import type { INestApplication } from "@nestjs/common";
 import { createApp } from "../app.factory";
 import { testConfig } from "../testing/e2e-app";
 import { freePort } from "../testing/free-port";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
+import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
 /**
  * The authorization server keeps its keys and its grants in the database: after a restart (a new

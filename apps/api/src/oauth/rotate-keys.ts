@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { Logger } from "@nestjs/common";
 import { prepareDatabase } from "../bootstrap/prepare-database";
 import { type AppConfig, loadConfig } from "../config/config";
-import { OAuthKeysRepository } from "./oauth-keys.repository";
+import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 
 const USAGE = `usage: pnpm oauth:rotate-keys [--activate-after <seconds>] [--overlap <seconds>]
        pnpm oauth:rotate-keys --retire

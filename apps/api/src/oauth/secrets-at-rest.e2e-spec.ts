@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { createDatabase } from "@community/db";
 import { createApp } from "../app.factory";
+import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 import { type Backend, testConfig } from "../testing/e2e-app";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
-import { OAuthKeysRepository } from "./oauth-keys.repository";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
+import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
 const backends: Backend[] = ["postgres", "embedded"];
 const KEY = randomBytes(32).toString("base64");

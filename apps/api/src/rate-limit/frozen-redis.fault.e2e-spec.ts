@@ -1,10 +1,10 @@
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
+import { PrivateRedis } from "../redis/testing/redis-server";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { reportFault, timed } from "../testing/fault-report";
 import { LogSpy } from "../testing/log-spy";
-import { PrivateRedis } from "../testing/redis-server";
 
 const EVENTS = "/v1/me/community/team/events";
 const REQUESTS = 50;

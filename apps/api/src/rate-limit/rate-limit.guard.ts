@@ -11,8 +11,8 @@ import {
 } from "@nestjs/throttler";
 import type { Request, Response } from "express";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { RedisConnection } from "../redis/redis.provider";
 import { RateLimitedException } from "./rate-limit.problems";
-import { RedisConnection } from "./redis.provider";
 
 const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
 

@@ -3,10 +3,10 @@ import { Module } from "@nestjs/common";
 import { APP_GUARD } from "@nestjs/core";
 import { ThrottlerModule } from "@nestjs/throttler";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { RedisModule } from "../redis/redis.module";
+import { RedisConnection } from "../redis/redis.provider";
 import { FixedWindowMemoryStorage } from "./fixed-window-memory.storage";
 import { RateLimitGuard } from "./rate-limit.guard";
-import { RedisModule } from "./redis.module";
-import { RedisConnection } from "./redis.provider";
 
 /** Counters in Redis when REDIS_URL is set (one budget across replicas), else in memory. */
 @Module({

@@ -2,8 +2,8 @@ import { Module, type OnModuleInit } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { MetricsModule } from "../metrics/metrics.module";
 import { MetricsService } from "../metrics/metrics.service";
-import { instrumentPageCache } from "../metrics/page-cache-metrics";
 import { PageCache } from "./page-cache";
+import { instrumentPageCache } from "./page-cache-metrics";
 
 /** What every team list shares: one page cache (one byte budget) for all lists. */
 @Module({

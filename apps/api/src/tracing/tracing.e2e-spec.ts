@@ -6,7 +6,7 @@ import { createDatabase } from "@community/db";
 import { createTestDatabase, type TestDatabase } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
 import { ApiProcess, COMPILED_MAIN, contractFixture, TOKENS } from "@community/fixtures/testing";
-import { type ExportedSpan, OtlpReceiver } from "../testing/otlp-receiver";
+import { type ExportedSpan, OtlpReceiver } from "./testing/otlp-receiver";
 
 const EVENTS = "/v1/me/community/team/events";
 const SERVER = 2;

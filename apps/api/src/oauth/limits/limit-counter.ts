@@ -1,6 +1,6 @@
 import { Inject, Injectable } from "@nestjs/common";
 import { InjectThrottlerStorage, type ThrottlerStorage } from "@nestjs/throttler";
-import { RedisConnection } from "../../rate-limit/redis.provider";
+import { RedisConnection } from "../../redis/redis.provider";
 
 /** One counter: `limit` hits per window, then refused for `blockMs`. */
 export interface Counter {

@@ -1,6 +1,6 @@
 import { Logger } from "@nestjs/common";
 import { loadConfig } from "../../config/config";
-import { RedisConnection } from "../../rate-limit/redis.provider";
+import { RedisConnection } from "../../redis/redis.provider";
 import { memoryStorageOnFakeClock } from "../../testing/memory-storage";
 import { LimitCounter } from "./limit-counter";
 import { LoginThrottle, lockoutTiers } from "./login-throttle";

@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:http";
-import { type JWK, loadJose } from "../auth/jose";
+import { type JWK, loadJose } from "../jose";
 
 /**
  * An independent identity provider for tests: serves OpenID discovery metadata and a JWKS on a

@@ -1,6 +1,6 @@
-import type { PageCache } from "../team-lists/page-cache";
-import type { MetricsService } from "./metrics.service";
-import { scrapedMetrics } from "./scraped-metrics";
+import type { MetricsService } from "../metrics/metrics.service";
+import { scrapedMetrics } from "../metrics/scraped-metrics";
+import type { PageCache } from "./page-cache";
 
 /** The list page cache, read at scrape time: hits, misses, evictions and the bytes it holds. */
 export function instrumentPageCache(cache: PageCache, metrics: MetricsService): void {

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { FixtureFile } from "@community/domain";
-import { type Backend, type E2eApp, startE2eApp } from "./e2e-app";
-import { freePort } from "./free-port";
+import { type Backend, type E2eApp, startE2eApp } from "../../testing/e2e-app";
+import { freePort } from "../../testing/free-port";
 
 export interface OAuthE2eApp extends E2eApp {
   /** http://127.0.0.1:<port>: the api's PUBLIC_URL, and the built-in server's audience. */

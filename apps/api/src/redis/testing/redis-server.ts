@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { freePort } from "./free-port";
+import { freePort } from "../../testing/free-port";
 
 /**
  * A private redis-server on a free loopback port, which a test may freeze (SIGSTOP) and thaw

@@ -1,5 +1,5 @@
 import { READ_SCOPE } from "@community/domain";
-import { REDIRECT_URI } from "./oauth-fixture";
+import { REDIRECT_URI } from "../../testing/oauth-fixture";
 
 /** openid-client, a client application's view of the authorization server (ESM-only, imported). */
 export type OpenIdClient = typeof import("openid-client", { with: { "resolution-mode": "import" }});

@@ -1,7 +1,19 @@
 import { createServer, type Server } from "node:http";
 import type { NestApplicationOptions } from "@nestjs/common";
 import { ExpressAdapter } from "@nestjs/platform-express";
+import express, { type Express } from "express";
 import type { AppConfig } from "../config/config";
+
+/**
+ * One spelling per route: guards, limits and metrics compare paths exactly, so `/V1/...` or a
+ * trailing slash must not reach a handler under another name. Express reads these settings when it
+ * makes its router, on the first `use()`, which Nest's adapter calls in its constructor.
+ */
+function exactRouting(app: Express): Express {
+  app.set("case sensitive routing", true);
+  app.set("strict routing", true);
+  return app;
+}
 
 /**
  * Nest's Express adapter, with the HTTP server options Nest does not pass on: the largest request
@@ -9,7 +21,7 @@ import type { AppConfig } from "../config/config";
  */
 export class ConfiguredExpressAdapter extends ExpressAdapter {
   constructor(private readonly config: Pick<AppConfig, "httpMaxHeaderBytes">) {
-    super();
+    super(exactRouting(express()));
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

@@ -1,8 +1,9 @@
-import { All, Controller, Req, Res, UseGuards } from "@nestjs/common";
+import { All, Controller, Next, Req, Res, UseGuards } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
-import type { Request, Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import { AuthorizationServer, OAUTH_PREFIX } from "./authorization-server";
 import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
+import { ProviderPaths } from "./provider-paths";
 
 /**
  * Every other route under /oauth (discovery, authorize, token, revocation, JWKS) is the provider's
@@ -15,16 +16,18 @@ import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
 @UseGuards(OAuthEndpointLimitGuard)
 export class AuthorizationServerController {
   private handle: ((req: Request, res: Response) => Promise<void>) | undefined;
+  private paths: ProviderPaths | undefined;
 
   constructor(private readonly server: AuthorizationServer) {}
 
   @All("{*path}")
-  async forward(@Req() req: Request, @Res() res: Response): Promise<void> {
+  async forward(@Req() req: Request, @Res() res: Response, @Next() next: NextFunction): Promise<void> {
+    const provider = await this.server.provider();
+    this.paths ??= new ProviderPaths(provider);
+    // Another spelling of a provider route goes on to the api's 404, as on every other route.
+    if (!this.paths.has(req.path.slice(OAUTH_PREFIX.length))) return next();
     req.url = req.originalUrl.slice(OAUTH_PREFIX.length) || "/";
-    this.handle ??= (await this.server.provider()).callback() as unknown as (
-      req: Request,
-      res: Response,
-    ) => Promise<void>;
+    this.handle ??= provider.callback() as unknown as (req: Request, res: Response) => Promise<void>;
     await this.handle(req, res);
   }
 }

@@ -1,7 +1,8 @@
 import type { Response } from "express";
 
 const LEVEL = Symbol("requestLogLevel");
-type WithLevel = { [LEVEL]?: "debug" };
+type Level = "debug" | "warn";
+type WithLevel = { [LEVEL]?: Level };
 
 /**
  * Writes this response's request line at debug: for responses that something else already
@@ -11,7 +12,12 @@ export function logRequestAtDebug(response: Response): void {
   (response as WithLevel)[LEVEL] = "debug";
 }
 
-/** The level set by logRequestAtDebug, if any. */
-export function requestLogLevel(response: object): "debug" | undefined {
+/** Writes this response's request line at warn: a request refused as malformed, not a failure of ours. */
+export function logRequestAtWarn(response: Response): void {
+  (response as WithLevel)[LEVEL] = "warn";
+}
+
+/** The level set by logRequestAtDebug or logRequestAtWarn, if any. */
+export function requestLogLevel(response: object): Level | undefined {
   return (response as WithLevel)[LEVEL];
 }

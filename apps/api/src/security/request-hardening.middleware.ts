@@ -5,6 +5,8 @@ import helmet from "helmet";
 import { ProblemFilter } from "../common/problem.filter";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { REQUEST_ID_HEADER } from "../logging/request-id";
+import { logRequestAtWarn } from "../logging/request-log-level";
+import { hostHeaderProblem } from "./host-header";
 import { PayloadTooLargeException, RequestTimeoutException } from "./security.problems";
 
 /**
@@ -56,6 +58,8 @@ function recordFixedHeaders(middleware: RequestHandler): ReadonlyArray<readonly 
  * - helmet's headers, recorded once (they depend on nothing in the request), set before anything
  *   can answer, so that a refused body (413) carries them too;
  * - CORS, off unless CORS_ORIGINS names origins (it answers preflights itself);
+ * - the Host header (one, a valid host[:port]: 400 otherwise, logged at warn), before any route
+ *   or library builds a URL from it;
  * - BODY_LIMIT_BYTES on a declared body. No route parses bodies (body parsing is off), so an
  *   undeclared (chunked) body is never buffered, only discarded.
  */
@@ -89,6 +93,13 @@ export class RequestHardeningMiddleware implements NestMiddleware {
     // A response emits close once, after finish or when its connection goes first.
     response.on("close", () => clearTimeout(timer));
     for (const [name, value] of this.headers) response.setHeader(name, value);
+    const badHost = hostHeaderProblem(request);
+    if (badHost !== undefined) {
+      logRequestAtWarn(response);
+      // As for the heads Node's parser refuses (request-head.ts): a client this confused starts afresh.
+      response.setHeader("Connection", "close");
+      throw badHost;
+    }
     if (this.cors === undefined) this.limitBody(request, bodyLimitBytes, next);
     else
       this.cors(request, response, (error?: unknown) =>

@@ -57,3 +57,15 @@ export class RequestHeadTimeoutException extends ProblemException {
     super(SECURITY_PROBLEMS.RequestTimeout, `The request head did not arrive within ${timeoutMs} ms`);
   }
 }
+
+/** RFC 9112 section 3.2: one Host header, a valid host[:port]. The detail never repeats the value. */
+export class InvalidHostException extends ProblemException {
+  constructor(reason: "repeated" | "malformed") {
+    super(
+      COMMON_PROBLEMS.BadRequest,
+      reason === "repeated"
+        ? "A request carries one Host header (RFC 9112 section 3.2)"
+        : "The Host header is not a valid host[:port] (RFC 9112 section 3.2)",
+    );
+  }
+}

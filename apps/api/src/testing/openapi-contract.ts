@@ -69,6 +69,10 @@ export class OpenApiContract {
   check(response: ObservedResponse): ContractVerdict {
     const path = new URL(response.url, "http://localhost").pathname;
     const label = `${response.method} ${response.url} -> ${response.status}`;
+    if (response.status === 400 && problemTypeOf(response.body)?.endsWith("/bad-request")) {
+      // A head that is not valid HTTP/1.1 (a malformed or repeated Host too) is refused before any path is read.
+      return this.verdict(label, response, 400, this.deref(this.components("responses").BadRequest));
+    }
     const pathItem = this.findPath(path);
     if (pathItem === undefined) {
       const undocumented = UNDOCUMENTED_PATHS.find((p) => path.startsWith(p.prefix));
@@ -186,5 +190,15 @@ export class OpenApiContract {
       current = target as Json;
     }
     return current;
+  }
+}
+
+/** The `type` of a problem body, if the body is one. */
+function problemTypeOf(body: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(body.toString("utf8")) as { type?: unknown };
+    return typeof parsed.type === "string" ? parsed.type : undefined;
+  } catch {
+    return undefined;
   }
 }

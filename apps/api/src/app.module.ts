@@ -2,6 +2,7 @@ import type { Database } from "@community/db";
 import { type DynamicModule, Module } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
+import { NotFoundModule } from "./common/not-found.module";
 import { ProblemFilter } from "./common/problem.filter";
 import { QueryValidationPipe } from "./common/validation.pipe";
 import type { AppConfig } from "./config/config";
@@ -40,6 +41,8 @@ export class AppModule {
         GuidesModule,
         DocsModule,
         ...(config.oauth.builtIn === undefined ? [] : [OAuthModule]),
+        // Last: its route takes every path that the routes before it left.
+        NotFoundModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -2,6 +2,7 @@ import { databaseFailure } from "@community/db";
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject, Logger } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { boundedPath } from "../logging/bounded-path";
 import { logRequestAtDebug } from "../logging/request-log-level";
 import { problemInstance } from "./problem-instance";
 import {
@@ -80,7 +81,7 @@ export class ProblemFilter implements ExceptionFilter {
     if (failure !== undefined) {
       // One line, no stack: the cause is outside the code (an outage or an overloaded database).
       const reason = exception instanceof Error ? exception.message : String(exception);
-      this.logger.warn(`database ${failure} during ${request.method} ${request.path}: ${reason}`);
+      this.logger.warn(`database ${failure} during ${request.method} ${boundedPath(request.path)}: ${reason}`);
       return new ServiceUnavailableException(
         this.config.retryAfterSeconds,
         failure === "saturated" ? "The database is too busy to answer in time; try again later" : undefined,
@@ -89,16 +90,14 @@ export class ProblemFilter implements ExceptionFilter {
     if (exception instanceof HttpException && exception.getStatus() < 500) {
       // Raised by the framework itself: unknown routes, body parser errors.
       const status = exception.getStatus();
-      if (status === 404) {
-        return new NotFoundProblemException(`No resource at ${request.method} ${request.path}`);
-      }
+      if (status === 404) return NotFoundProblemException.at(request);
       return new ProblemException(
         status === 413 ? COMMON_PROBLEMS.PayloadTooLarge : COMMON_PROBLEMS.BadRequest,
         exception.message,
       );
     }
     this.logger.error(
-      `unexpected failure during ${request.method} ${request.path}`,
+      `unexpected failure during ${request.method} ${boundedPath(request.path)}`,
       exception instanceof Error ? exception.stack : String(exception),
     );
     return new InternalProblemException();

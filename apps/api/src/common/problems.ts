@@ -158,6 +158,13 @@ export class NotFoundProblemException extends ProblemException {
   constructor(detail: string) {
     super(COMMON_PROBLEMS.NotFound, detail);
   }
+
+  /** No route serves this path. HEAD is named GET, so that HEAD's headers match GET's body. */
+  static at(request: { method: string; path: string }): NotFoundProblemException {
+    return new NotFoundProblemException(
+      `No resource at ${request.method === "HEAD" ? "GET" : request.method} ${request.path}`,
+    );
+  }
 }
 
 export class NotAcceptableException extends ProblemException {

@@ -4,6 +4,7 @@ import { type DestinationStream, destination as pinoDestination, stdTimeFunction
 import type { Options } from "pino-http";
 import type { AppConfig } from "../config/config";
 import { requestTraceId } from "../tracing/request-trace";
+import { boundedPath } from "./bounded-path";
 import { assignRequestId, type RequestWithId } from "./request-id";
 import { requestLogLevel } from "./request-log-level";
 import { routeTemplate } from "./route-template";
@@ -36,7 +37,7 @@ function requestLine(request: LoggedRequest, response: ServerResponse, responseT
   return {
     method: request.method,
     route: routeTemplate(request),
-    path: requestPath(request),
+    path: boundedPath(requestPath(request) ?? ""),
     status: response.statusCode,
     durationMs: responseTime,
     userId: request.member?.userId,

@@ -111,4 +111,14 @@ describe("request logs", () => {
     expectProblem(response, 413, "payload-too-large");
     expect(capture.entriesFor("req-too-large")[0]).toMatchObject({ route: "unmatched", path: EVENTS, status: 413 });
   });
+
+  it("writes at most 512 bytes of a long path, with a marker saying how much was left out", async () => {
+    const path = `/nothing/${"a".repeat(15 * 1024)}`;
+    const response = await request(server).get(path).set("X-Request-Id", "req-long-path");
+    expectProblem(response, 404, "not-found");
+    const line = capture.lines.find((l) => l.includes("req-long-path")) ?? "";
+    expect(Buffer.byteLength(line)).toBeLessThan(1024);
+    const logged = capture.entriesFor("req-long-path")[0]?.path as string;
+    expect(logged).toBe(`${path.slice(0, 512)}…[${path.length - 512} more bytes]`);
+  });
 });

@@ -231,7 +231,7 @@ export function buildOpenApiDocument(): Json {
         "Every error is an RFC 9457 problem (application/problem+json). Any method other than GET and HEAD on a " +
         "list path is answered with the MethodNotAllowed response (a declared body over the limit gets PayloadTooLarge " +
         "first; a CORS preflight from an allowed origin gets 204 when CORS_ORIGINS is set); an unknown path with the " +
-        "NotFound response (type not-found). A request head that is not valid HTTP/1.1 gets the BadRequest response " +
+        "NotFound response (type not-found), counted by the rate limit like any route. A request head that is not valid HTTP/1.1 gets the BadRequest response " +
         "and one larger than HTTP_MAX_HEADER_BYTES the RequestHeaderTooLarge response, before any path is read. " +
         `Demo token: \`${DEMO_TOKENS.runners.token}\` (Authorize, bearer).`,
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },

@@ -77,7 +77,10 @@ export class OpenApiContract {
     if (pathItem === undefined) {
       const undocumented = UNDOCUMENTED_PATHS.find((p) => path.startsWith(p.prefix));
       if (undocumented !== undefined) return { kind: "undocumented-path", reason: undocumented.reason };
-      // An unknown path answers the shared NotFound problem.
+      // An unknown path answers the shared NotFound problem, once the rate limit let it through.
+      if (response.status === 429) {
+        return this.verdict(label, response, 429, this.deref(this.components("responses").RateLimited));
+      }
       return this.verdict(label, response, 404, this.deref(this.components("responses").NotFound));
     }
     const operation = pathItem[response.method.toLowerCase()] as Json | undefined;

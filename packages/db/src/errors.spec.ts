@@ -62,6 +62,21 @@ describe(databaseFailure.name, () => {
       }),
       "saturated",
     ],
+    [
+      "a unix socket that is not there",
+      Object.assign(new Error("connect ENOENT /run/postgresql/.s.PGSQL.5432"), { code: "ENOENT", syscall: "connect" }),
+      "unreachable",
+    ],
+    [
+      "Prisma's error for a missing socket",
+      new Error("Invalid `prisma.oAuthKey.findMany()` invocation:\n\nconnect ENOENT /run/postgresql/.s.PGSQL.5432"),
+      "unreachable",
+    ],
+    [
+      "a missing file",
+      Object.assign(new Error("ENOENT: no such file or directory, open '/x'"), { code: "ENOENT", syscall: "open" }),
+      undefined,
+    ],
     ["a syntax error", Object.assign(new Error("syntax error"), { code: "42601" }), undefined],
   ])("classifies %s", (_name, error, failure) => {
     expect(databaseFailure(error)).toBe(failure);

@@ -59,6 +59,9 @@ const MESSAGES: Array<[RegExp, DatabaseFailure]> = [
   [/client has encountered a connection error/i, "unreachable"],
   [/cannot use a pool after calling end/i, "unreachable"],
   [/the database system is (starting up|shutting down)/i, "unreachable"],
+  // A unix socket that is not there (yet): the server is not running. Only a connect's ENOENT,
+  // never another missing file.
+  [/\bconnect ENOENT /, "unreachable"],
   // pg's client-side query_timeout
   [/query read timeout/i, "saturated"],
   [/canceling statement due to (statement|lock) timeout/i, "saturated"],
@@ -69,6 +72,7 @@ export function databaseFailure(error: unknown, depth = 0): DatabaseFailure | un
   if (depth > 5 || error === null || typeof error !== "object") return undefined;
   const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
   if (typeof code === "string" && Object.hasOwn(CODES, code)) return CODES[code];
+  if (code === "ENOENT" && (error as { syscall?: unknown }).syscall === "connect") return "unreachable";
   if (typeof message === "string") {
     const match = MESSAGES.find(([pattern]) => pattern.test(message));
     if (match !== undefined) return match[1];

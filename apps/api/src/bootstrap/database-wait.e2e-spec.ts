@@ -1,3 +1,7 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { connect, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { createDatabase } from "@community/db";
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
@@ -78,6 +82,53 @@ describe("an api started while its database is down", () => {
       expect(await api.exited).toBe(0);
       await proxy.cut();
     }
+  }, 60_000);
+
+  it("waits for a unix socket that does not exist yet like an unreachable host, then serves through it", async () => {
+    // DATABASE_URL names a socket directory that is not there yet (PostgreSQL not started).
+    const base = mkdtempSync(path.join(tmpdir(), "community-socket-"));
+    const socketDir = path.join(base, "run");
+    const target = new URL(testDb.url);
+    const url = `postgresql://${target.username}@localhost${target.pathname}?host=${encodeURIComponent(socketDir)}`;
+    const api = new ApiProcess({ DATABASE_URL: url, HOST: "127.0.0.1", PORT: "0" });
+    let socket: Server | undefined;
+    try {
+      const port = await api.listening();
+      const origin = `http://127.0.0.1:${port}`;
+      await sleep(1_000);
+      expect(api.stderr).toBe("");
+      expect(await statusOf(`${origin}/health/live`)).toBe(200);
+      expect(await statusOf(`${origin}/health/ready`)).toBe(503);
+      expect(api.entries().filter((entry) => String(entry.msg).startsWith("cannot reach the database"))).toHaveLength(
+        1,
+      );
+
+      // The server comes up: its socket appears, forwarding to the test server's TCP port.
+      mkdirSync(socketDir);
+      socket = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        client.pipe(upstream).pipe(client);
+        client.on("error", () => upstream.destroy());
+        upstream.on("error", () => client.destroy());
+      });
+      await new Promise<void>((resolve) => socket?.listen(path.join(socketDir, ".s.PGSQL.5432"), resolve));
+      let ready = 0;
+      for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
+        await sleep(100);
+        ready = await statusOf(`${origin}/health/ready`);
+      }
+      expect(ready).toBe(200);
+      const page = await fetch(`${origin}/v1/me/community/team/events`, {
+        headers: { Authorization: `Bearer ${TOKENS.runner}` },
+      });
+      expect(page.status).toBe(200);
+    } finally {
+      api.kill("SIGTERM");
+      await api.exited;
+      socket?.close();
+      rmSync(base, { recursive: true, force: true });
+    }
+    expect(api.stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
 
   it("still refuses to serve a database that turns out to have pending migrations, exiting 1", async () => {

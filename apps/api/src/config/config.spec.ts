@@ -205,6 +205,27 @@ describe(loadConfig.name, () => {
         /REDIS_URL_FILE names a file that cannot be read \(ENOENT\)/,
       );
     });
+
+    it("refuses a file over 65536 bytes, naming the variable", () => {
+      const file = path.join(dir, "too-large");
+      writeFileSync(file, "x".repeat(65_537));
+      expect(() => loadConfig({ METRICS_TOKEN_FILE: file })).toThrow(
+        /METRICS_TOKEN_FILE names a file larger than 65536 bytes/,
+      );
+      const justRight = path.join(dir, "just-right");
+      writeFileSync(justRight, "y".repeat(65_536));
+      expect(loadConfig({ METRICS_TOKEN_FILE: justRight }).metricsToken).toHaveLength(65_536);
+    });
+
+    it.each([
+      ["a character device", "/dev/null"],
+      ["an endless device", "/dev/zero"],
+      ["a directory", "."],
+    ])("refuses %s, naming the variable", (_case, file) => {
+      expect(() => loadConfig({ OAUTH_KEY_ENCRYPTION_KEY_FILE: file === "." ? dir : file })).toThrow(
+        /OAUTH_KEY_ENCRYPTION_KEY_FILE names something that is not a regular file/,
+      );
+    });
   });
 
   it.each([

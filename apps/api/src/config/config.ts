@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
@@ -264,6 +264,31 @@ const encryptionKey = z
 /** Secrets that may instead be read from a file named by `<NAME>_FILE` (mounted secrets). */
 const FILE_VARIABLES = ["DATABASE_URL", "REDIS_URL", "METRICS_TOKEN", "OAUTH_KEY_ENCRYPTION_KEY"] as const;
 
+/** Far more than any of these secrets needs; a larger file is a mistake (or /dev/zero). */
+const SECRET_FILE_MAX_BYTES = 65_536;
+
+/**
+ * A secret file's content, read only from a regular file and only up to SECRET_FILE_MAX_BYTES:
+ * a device or a pipe could block the start or grow the process without bound. Opened without
+ * blocking (a FIFO would wait for a writer), then checked on the open descriptor.
+ */
+function readSecretFile(file: string): string | "not-a-file" | "too-large" {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) return "not-a-file";
+    // One byte more than allowed tells a file at the bound from a larger one (the size of files
+    // under /proc is 0, so it is not trusted).
+    const buffer = Buffer.alloc(SECRET_FILE_MAX_BYTES + 1);
+    let length = 0;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) {
+      read = readSync(fd, buffer, length, buffer.length - length, null);
+    }
+    return length > SECRET_FILE_MAX_BYTES ? "too-large" : buffer.toString("utf8", 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The environment with every `<NAME>_FILE` replaced by the file's content (trailing newline removed). */
 function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const resolved = { ...env };
@@ -276,7 +301,11 @@ function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
       continue;
     }
     try {
-      resolved[name] = readFileSync(file, "utf8").replace(/\r?\n$/, "");
+      const secret = readSecretFile(file);
+      if (secret === "not-a-file") problems.push(`${name}_FILE names something that is not a regular file`);
+      else if (secret === "too-large")
+        problems.push(`${name}_FILE names a file larger than ${SECRET_FILE_MAX_BYTES} bytes`);
+      else resolved[name] = secret.replace(/\r?\n$/, "");
     } catch (error) {
       problems.push(
         `${name}_FILE names a file that cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`,

@@ -17,6 +17,14 @@ describe(problemInstance.name, () => {
     [`${EVENTS}?page=0&client_secret=s&code=c&id_token_hint=h`, `${EVENTS}?page=0`],
     [`${EVENTS}?pag%65=3&%ZZ=secret`, `${EVENTS}?pag%65=3`],
     ["/oauth/auth?client_id=a&code_challenge=b&state=c", "/oauth/auth"],
+    // Always a path of this service: never a network-path reference or another origin.
+    ["//evil.example/v1/x", "/evil.example/v1/x"],
+    ["///evil.example", "/evil.example"],
+    ["/\\evil.example/x", "/%5Cevil.example/x"],
+    [`http://evil.example${EVENTS}?page=2&token=t`, `${EVENTS}?page=2`],
+    ["https://evil.example", "/"],
+    ["http://evil.example//other.example/x", "/other.example/x"],
+    ["*", "/"],
   ])("answers %s with %s", (url, instance) => {
     expect(problemInstance(url)).toBe(instance);
   });

@@ -8,9 +8,10 @@ const ECHOED_PARAMETERS = new Set(["page", "per_page"]);
 /**
  * A problem's `instance`: the request's path, and of its query only the page and per_page
  * parameters (also in bracket form, `page[]`), as sent but for the characters a URI reference
- * cannot hold, which are percent-encoded. `url` is the path and query of the request.
+ * cannot hold, which are percent-encoded. `target` is the request target as sent.
  */
-export function problemInstance(url: string): string {
+export function problemInstance(target: string): string {
+  const url = originForm(target);
   const queryStart = url.indexOf("?");
   if (queryStart === -1) return toUriReference(url);
   const kept = url
@@ -19,6 +20,20 @@ export function problemInstance(url: string): string {
     .filter((pair) => ECHOED_PARAMETERS.has(parameterName(pair)));
   const path = toUriReference(url.slice(0, queryStart));
   return kept.length === 0 ? path : `${path}?${toUriReference(kept.join("&"))}`;
+}
+
+/**
+ * The target as a path of this service: an absolute-form target (`http://other/x`) keeps its path
+ * and query, and leading slashes collapse to one, so that `//other/x` cannot read as a
+ * network-path reference (another host) when a client resolves `instance`.
+ */
+function originForm(target: string): string {
+  let url = target;
+  if (!url.startsWith("/")) {
+    const absolute = URL.parse(url);
+    url = absolute === null || absolute.host === "" ? "/" : `${absolute.pathname}${absolute.search}`;
+  }
+  return url.replace(/^\/{2,}/, "/");
 }
 
 /** Percent-encodes what RFC 3986 does not allow in a path or query (`[`, `]`, spaces, a stray `%`...). */

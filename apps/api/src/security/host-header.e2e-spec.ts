@@ -96,3 +96,32 @@ describe("the Host header (RFC 9112 section 3.2)", () => {
     },
   );
 });
+
+describe("a problem's instance", () => {
+  let e2e: E2eApp;
+  let port: number;
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres", contractFixture());
+    await e2e.app.listen(0, "127.0.0.1");
+    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it.each([
+    ["an absolute-form target", "http://evil.example/v1/nothing?page=1", "/v1/nothing?page=1"],
+    [
+      "an absolute-form list target",
+      "http://evil.example/v1/me/community/team/events?per_page=500",
+      "/v1/me/community/team/events?per_page=500",
+    ],
+    ["a network-path reference", "//evil.example/v1/nothing", "/evil.example/v1/nothing"],
+  ])("is a path of this service for %s", async (_case, target, instance) => {
+    const response = await sendRaw(port, head(target, ["localhost"]));
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.parse(response.body).instance).toBe(instance);
+  });
+});

@@ -337,6 +337,7 @@ export const EnvSchema = z.object({
   DB_BREAKER_THRESHOLD: integer("DB_BREAKER_THRESHOLD", 1, 1_000, 3),
   DB_BREAKER_PROBE_MS: integer("DB_BREAKER_PROBE_MS", 50, 600_000, 1_000),
   RETRY_AFTER_SECONDS: integer("RETRY_AFTER_SECONDS", 1, 3_600, 5),
+  READINESS_CACHE_MS: integer("READINESS_CACHE_MS", 0, 60_000, 1_000),
   PROBLEM_BASE_URL: httpUrl("PROBLEM_BASE_URL", "https://community-team.dev/problems"),
   PUBLIC_URL: optionalHttpUrl("PUBLIC_URL"),
   AUTH_SERVER: boolean("AUTH_SERVER", true),
@@ -403,6 +404,8 @@ export interface AppConfig {
   /** While the breaker is open, how often a background connection attempt probes the database. */
   dbBreakerProbeMs: number;
   retryAfterSeconds: number;
+  /** How long /health/ready answers from one check's result (probes share it). */
+  readinessCacheMs: number;
   problemBaseUrl: string;
   /** OAuth 2: the built-in authorization server and the issuers whose JWT access tokens are accepted. */
   oauth: OAuthConfig;
@@ -551,6 +554,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     dbBreakerThreshold: e.DB_BREAKER_THRESHOLD,
     dbBreakerProbeMs: e.DB_BREAKER_PROBE_MS,
     retryAfterSeconds: e.RETRY_AFTER_SECONDS,
+    readinessCacheMs: e.READINESS_CACHE_MS,
     problemBaseUrl: e.PROBLEM_BASE_URL,
     oauth: {
       publicUrl,

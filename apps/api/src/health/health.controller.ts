@@ -1,23 +1,34 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from "@nestjs/common";
-import { HealthCheck, HealthCheckService, type HealthIndicatorFunction } from "@nestjs/terminus";
+import {
+  HealthCheck,
+  type HealthCheckResult,
+  HealthCheckService,
+  type HealthIndicatorFunction,
+} from "@nestjs/terminus";
 import { SkipThrottle } from "@nestjs/throttler";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DatabaseHealthIndicator } from "./database.health";
 import { DrainState } from "./drain-state";
 import { NotReadyException } from "./health.problems";
+import { RecentResult } from "./recent-result";
 import { RedisHealthIndicator } from "./redis.health";
 
 /** Probes for the platform: no authentication, never rate limited. */
 @Controller("health")
 @SkipThrottle()
 export class HealthController {
+  /** Probes are unauthenticated and may come thousands a second: they share one check a second. */
+  private readonly checked: RecentResult<HealthCheckResult>;
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
     private readonly redis: RedisHealthIndicator,
     private readonly drain: DrainState,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.checked = new RecentResult(config.readinessCacheMs);
+  }
 
   /** Liveness: the process serves HTTP. Deliberately checks nothing else, so an outage does not restart it. */
   @Get("live")
@@ -44,7 +55,7 @@ export class HealthController {
     if (this.database.hasReplica) checks.push(() => this.database.checkReplica("replica"));
     if (this.redis.configured) checks.push(() => this.redis.check("redis"));
     try {
-      return await this.health.check(checks);
+      return await this.checked.get(() => this.health.check(checks));
     } catch (error) {
       if (error instanceof ServiceUnavailableException) {
         const result = error.getResponse() as { details?: Record<string, unknown> };

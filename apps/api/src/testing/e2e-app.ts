@@ -32,7 +32,15 @@ export type Backend = "postgres" | "embedded";
 /** Config as `pnpm start` builds it, from an environment the test controls. */
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {
   // Request logs are silent unless a test asks for them (it passes LOG_LEVEL and a destination).
-  return loadConfig({ DB_CONNECT_TIMEOUT_MS: "1000", RETRY_AFTER_SECONDS: "3", LOG_LEVEL: "silent", ...overrides });
+  // Readiness is checked afresh on each probe unless a test asks otherwise: tests change the
+  // database between two probes.
+  return loadConfig({
+    DB_CONNECT_TIMEOUT_MS: "1000",
+    RETRY_AFTER_SECONDS: "3",
+    LOG_LEVEL: "silent",
+    READINESS_CACHE_MS: "0",
+    ...overrides,
+  });
 }
 
 async function boot(

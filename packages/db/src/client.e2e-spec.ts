@@ -19,14 +19,14 @@ describe("database package on a real PostgreSQL", () => {
   });
 
   it("migrationState reports nothing pending on a migrated database", async () => {
-    expect(await migrationState(db.pool)).toEqual({ pending: [], failed: [] });
+    expect(await migrationState(db.pool)).toEqual({ pending: [], failed: [], inProgress: [] });
   });
 
   it("migrationState reports every shipped migration on an empty database", async () => {
     const empty = await createEmptyTestDatabase("db_empty");
     const emptyDb = createDatabase({ url: empty.url, poolMax: 1 });
     try {
-      expect(await migrationState(emptyDb.pool)).toEqual({ pending: listMigrations(), failed: [] });
+      expect(await migrationState(emptyDb.pool)).toEqual({ pending: listMigrations(), failed: [], inProgress: [] });
     } finally {
       await emptyDb.close();
       await empty.drop();

@@ -296,6 +296,7 @@ export const EnvSchema = z.object({
     .transform((v) => v || "0.0.0.0"),
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
+  DATABASE_READ_TIMEOUT_MS: integer("DATABASE_READ_TIMEOUT_MS", 50, 600_000, 1_000),
   EMBEDDED_DATA_DIR: z
     .string()
     .optional()
@@ -362,6 +363,8 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   /** Set: list pages are read from this database (a streaming replica of databaseUrl's). */
   databaseReadUrl: string | undefined;
+  /** Longest a list read waits for the replica (a connection and the query) before the primary serves it. */
+  databaseReadTimeoutMs: number;
   embeddedDataDir: string;
   embeddedSeedDemo: boolean;
   dbPoolMax: number;
@@ -513,6 +516,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     databaseReadUrl: e.DATABASE_READ_URL,
+    databaseReadTimeoutMs: e.DATABASE_READ_TIMEOUT_MS,
     embeddedDataDir: e.EMBEDDED_DATA_DIR,
     embeddedSeedDemo: e.EMBEDDED_SEED_DEMO,
     dbPoolMax: e.DB_POOL_MAX,

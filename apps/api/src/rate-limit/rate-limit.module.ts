@@ -3,6 +3,7 @@ import { Module } from "@nestjs/common";
 import { APP_GUARD } from "@nestjs/core";
 import { ThrottlerModule } from "@nestjs/throttler";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { FailedAuthBudget } from "./failed-auth-budget";
 import { FixedWindowMemoryStorage } from "./fixed-window-memory.storage";
 import { RateLimitGuard } from "./rate-limit.guard";
 import { RedisModule } from "./redis.module";
@@ -21,6 +22,6 @@ import { RedisConnection } from "./redis.provider";
       }),
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+  providers: [FailedAuthBudget, { provide: APP_GUARD, useClass: RateLimitGuard }],
 })
 export class RateLimitModule {}

@@ -36,7 +36,14 @@ export type Backend = "postgres" | "embedded";
 /** Config as `pnpm start` builds it, from an environment the test controls. */
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {
   // Request logs are silent unless a test asks for them (it passes LOG_LEVEL and a destination).
-  return loadConfig({ DB_CONNECT_TIMEOUT_MS: "1000", RETRY_AFTER_SECONDS: "3", LOG_LEVEL: "silent", ...overrides });
+  // Suites send many bad tokens from one loopback address: their failed-auth budget is wide.
+  return loadConfig({
+    DB_CONNECT_TIMEOUT_MS: "1000",
+    RETRY_AFTER_SECONDS: "3",
+    LOG_LEVEL: "silent",
+    AUTH_FAILURE_LIMIT: "10000",
+    ...overrides,
+  });
 }
 
 async function boot(

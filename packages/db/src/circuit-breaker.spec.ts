@@ -34,6 +34,15 @@ describe(CircuitBreaker.name, () => {
     for (let i = 0; i < times; i++) expect(() => breaker.admit()).toThrow(CircuitOpenError);
   };
 
+  it("opens at once when tripped, and closes on the next good probe", async () => {
+    breaker.trip(new Error("frozen"));
+    expect(breaker.state).toBe("open");
+    expect(events).toEqual(["open: frozen"]);
+    up = true;
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(breaker.state).toBe("closed");
+  });
+
   it("opens after `threshold` consecutive failures only", () => {
     breaker.recordFailure(new Error("a"));
     breaker.recordFailure(new Error("b"));

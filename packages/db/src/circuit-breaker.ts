@@ -83,6 +83,12 @@ export class CircuitBreaker extends EventEmitter<CircuitBreakerEvents> {
     if (this.current === "closed" && this.failures >= this.options.threshold && !this.stopped) this.toOpen(error);
   }
 
+  /** Opens at once, whatever the count: for a failure that is sure to repeat (a server that stopped answering). */
+  trip(error: Error): void {
+    this.failures = Math.max(this.failures, this.options.threshold);
+    if (this.current === "closed" && !this.stopped) this.toOpen(error);
+  }
+
   /** Stops the background timers for good (the resource is being closed). */
   stop(): void {
     this.stopped = true;

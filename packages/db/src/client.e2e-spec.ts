@@ -19,14 +19,14 @@ describe("database package on a real PostgreSQL", () => {
   });
 
   it("migrationState reports nothing pending on a migrated database", async () => {
-    expect(await migrationState(db.pool)).toEqual({ pending: [], failed: [] });
+    expect(await migrationState(db.pool)).toEqual({ pending: [], failed: [], inProgress: [] });
   });
 
   it("migrationState reports every shipped migration on an empty database", async () => {
     const empty = await createEmptyTestDatabase("db_empty");
     const emptyDb = createDatabase({ url: empty.url, poolMax: 1 });
     try {
-      expect(await migrationState(emptyDb.pool)).toEqual({ pending: listMigrations(), failed: [] });
+      expect(await migrationState(emptyDb.pool)).toEqual({ pending: listMigrations(), failed: [], inProgress: [] });
     } finally {
       await emptyDb.close();
       await empty.drop();
@@ -106,15 +106,40 @@ describe("database package on a real PostgreSQL", () => {
       }
     });
 
-    it("retries a query cancelled by replication on the primary, and not a slow one", async () => {
-      const replicated = createDatabase({ url: testDb.url, readUrl: testDb.url, statementTimeoutMs: 200 });
+    it("retries a query cancelled by replication on the primary, and not a bad query", async () => {
+      const replicated = createDatabase({ url: testDb.url, readUrl: testDb.url });
       try {
-        await expect(replicated.reads.query("SELECT pg_sleep(1)", [])).rejects.toMatchObject({ code: "57014" });
+        await expect(replicated.reads.query("SELECT * FROM no_such_table", [])).rejects.toMatchObject({
+          code: "42P01",
+        });
         expect(replicated.replica?.fallbacksTotal).toBe(0);
         // A recovery conflict is SQLSTATE 40001; this one is raised on both, so the primary's error surfaces.
         const conflict = "DO $$ BEGIN RAISE EXCEPTION 'conflict with recovery' USING ERRCODE = '40001'; END $$";
         await expect(replicated.reads.query(conflict, [])).rejects.toMatchObject({ code: "40001" });
         expect(replicated.replica?.fallbacksTotal).toBe(1);
+        expect(replicated.replica?.breaker.state).toBe("closed");
+      } finally {
+        await replicated.close();
+      }
+    });
+
+    it("sends a read that outlasts the read bound on the replica to the primary, and takes the replica out", async () => {
+      const replicated = createDatabase({
+        url: testDb.url,
+        readUrl: testDb.url,
+        readTimeoutMs: 100,
+        breakerProbeMs: 60_000,
+      });
+      try {
+        // The same statement is as slow on the primary, which (unbounded) answers it.
+        const { rows } = await replicated.reads.query<{ done: boolean }>(
+          "SELECT pg_sleep(0.3) IS NOT NULL AS done",
+          [],
+        );
+        expect(rows).toEqual([{ done: true }]);
+        expect(replicated.replica?.fallbacksTotal).toBe(1);
+        expect(replicated.replica?.breaker.state).toBe("open");
+        expect(replicated.breaker.state).toBe("closed");
       } finally {
         await replicated.close();
       }

@@ -42,6 +42,11 @@ export interface DatabaseOptions {
    * timeouts and a circuit breaker of its own. Unset: `reads` is the primary's pool.
    */
   readUrl?: string;
+  /**
+   * Longest a read waits for the replica, a connection and the query together (ms, default 1000):
+   * past it the primary answers the read and the replica's breaker opens at once.
+   */
+  readTimeoutMs?: number;
 }
 
 /** The replica's pool, when there is one. */
@@ -66,7 +71,7 @@ export interface Database {
   /**
    * Where reads that may lag the primary a little go (the list pages): the replica when there
    * is one, falling back to the primary for each read the replica cannot serve (unreachable,
-   * its breaker open, or a query cancelled by replication); otherwise the primary's pool.
+   * its breaker open, too slow, or a query cancelled by replication); otherwise the primary's pool.
    */
   reads: Queryable;
   replica: ReadReplica | undefined;
@@ -104,10 +109,17 @@ export function createDatabase(options: DatabaseOptions): Database {
   const observers = new Set<QueryObserver>();
   const { pool, breaker } = openPool(options.url, "the database", options, observers);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const readTimeoutMs = options.readTimeoutMs ?? 1_000;
   const replica =
     options.readUrl === undefined
       ? undefined
-      : new ReplicaReads(openPool(options.readUrl, "the read replica", options, observers), pool);
+      : new ReplicaReads(
+          // Its own connections give up at the read bound too, so that a frozen replica's pool
+          // frees them rather than filling up with reads nobody waits for any more.
+          openPool(options.readUrl, "the read replica", options, observers, readTimeoutMs),
+          pool,
+          readTimeoutMs,
+        );
   let closed = false;
   return {
     prisma,
@@ -134,10 +146,21 @@ export function createDatabase(options: DatabaseOptions): Database {
 /** SQLSTATE serialization_failure: on a replica, a query cancelled by a conflict with recovery. */
 const RECOVERY_CONFLICT = "40001";
 
+/** A replica read that did not finish within the read bound. */
+class ReplicaReadTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`the read replica did not answer within ${ms} ms`);
+    this.name = "ReplicaReadTimeoutError";
+  }
+}
+
 /**
- * Reads from the replica; a read it cannot serve (unreachable, its breaker open, or cancelled by
- * replication) is sent to the primary instead, so a lost replica costs freshness, not answers.
- * A busy replica (saturated) is not a reason: moving its load to the primary would spread it.
+ * Reads from the replica, each within `timeoutMs`; a read it cannot serve in time (unreachable,
+ * its breaker open, frozen, overloaded, or cancelled by replication) is sent to the primary
+ * instead, so a lost replica costs the primary's load, not answers. A read that ran out of time
+ * opens the replica's breaker at once: a replica that stopped answering without closing its
+ * connections would otherwise make every read wait the bound, until three connection attempts had
+ * failed. Errors of the query itself (a bug) are not retried.
  */
 class ReplicaReads implements Queryable, ReadReplica {
   readonly pool: Pool;
@@ -147,6 +170,7 @@ class ReplicaReads implements Queryable, ReadReplica {
   constructor(
     replica: { pool: Pool; breaker: CircuitBreaker },
     private readonly primary: Pool,
+    private readonly timeoutMs: number,
   ) {
     ({ pool: this.pool, breaker: this.breaker } = replica);
   }
@@ -154,15 +178,31 @@ class ReplicaReads implements Queryable, ReadReplica {
   async query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>> {
     if (this.breaker.state === "closed") {
       try {
-        return await this.pool.query<Row>(text, values);
+        return await this.bounded<Row>(text, values);
       } catch (error) {
-        const failure = databaseFailure(error);
         const conflict = (error as { code?: unknown }).code === RECOVERY_CONFLICT;
-        if (!conflict && failure !== "unreachable" && failure !== "circuit-open") throw error;
+        const timedOut = error instanceof ReplicaReadTimeoutError || /query read timeout/i.test(String(error));
+        if (timedOut) this.breaker.trip(error as Error);
+        else if (!conflict && databaseFailure(error) === undefined) throw error;
       }
     }
     this.fallbacksTotal += 1;
     return this.primary.query<Row>(text, values);
+  }
+
+  private async bounded<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>> {
+    let timer: NodeJS.Timeout | undefined;
+    const read = this.pool.query<Row>(text, values);
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ReplicaReadTimeoutError(this.timeoutMs)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([read, deadline]);
+    } finally {
+      clearTimeout(timer);
+      // The abandoned read ends by its connection's own timeout; nobody waits for its result.
+      read.catch(() => undefined);
+    }
   }
 }
 
@@ -172,18 +212,21 @@ function openPool(
   resource: string,
   options: DatabaseOptions,
   observers: Set<QueryObserver>,
+  /** A tighter bound on connecting and on each query than the options' (the replica's read bound). */
+  boundMs?: number,
 ): { pool: Pool; breaker: CircuitBreaker } {
   const observe = (started: number, failed: boolean) => {
     const seconds = (performance.now() - started) / 1_000;
     for (const observer of observers) observer(seconds, failed);
   };
   const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 3_000;
   const connection: ClientConfig = {
     connectionString: url,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
+    connectionTimeoutMillis: boundMs === undefined ? connectTimeoutMs : Math.min(connectTimeoutMs, boundMs),
     // Client-side bound as well, which needs nothing from the server or a pooler in between: a
     // server that stops answering (no RST) must not hang a request.
-    query_timeout: statementTimeoutMs + 1_000,
+    query_timeout: boundMs ?? statementTimeoutMs + 1_000,
     application_name: "community-team",
   };
   const breaker = new CircuitBreaker(resource, {

@@ -135,8 +135,8 @@ export const healthIndicatorSchema = z
   .looseObject({
     status: z.enum(["up", "down"]),
     message: z.string().optional(),
-    pending: z.array(z.string()).optional().describe("Migrations not applied yet."),
-    failed: z.array(z.string()).optional().describe("Migrations that failed."),
+    pending: z.number().int().optional().describe("How many of this build's migrations are not applied yet."),
+    failed: z.number().int().optional().describe("How many migrations failed."),
   })
   .register(wireRegistry, { id: "HealthIndicator" });
 

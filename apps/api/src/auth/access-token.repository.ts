@@ -1,22 +1,30 @@
 import type { Database } from "@community/db";
 import type { ListState } from "@community/db/lists";
-import { findTokenMember } from "@community/db/lists";
+import { lookUpToken } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
 import type { Member } from "./member";
+import { UnknownTokenCache } from "./unknown-token-cache";
 
 @Injectable()
 export class AccessTokenRepository {
-  constructor(@Inject(DATABASE) private readonly database: Database) {}
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly unknown: UnknownTokenCache,
+  ) {}
 
   /**
    * The member behind a token digest, when the token exists, is not revoked and has not expired
    * at `now`, with its team's list versions. Unknown, revoked and expired tokens are indistinguishable to the caller.
    */
   async findMemberByTokenHash(tokenHash: string, now: Date): Promise<Member | null> {
+    // An unknown token refused a moment ago costs no statement (see UnknownTokenCache for the bound).
+    if (this.unknown.has(tokenHash)) return null;
     // One statement (one round trip) on the hot path of every request.
-    const row = await findTokenMember(this.database.pool, tokenHash, now);
-    return row === undefined
+    const row = await lookUpToken(this.database.pool, tokenHash, now);
+    // Only digests that match no token are remembered: a revoked or expired one can come back.
+    if (row === undefined) this.unknown.add(tokenHash);
+    return row === undefined || !row.valid
       ? null
       : {
           userId: row.user_id,

@@ -38,6 +38,7 @@ export function databaseLimits(config: AppConfig) {
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     lockTimeoutMs: config.dbLockTimeoutMs,
+    readTimeoutMs: config.databaseReadTimeoutMs,
     breakerThreshold: config.dbBreakerThreshold,
     breakerProbeMs: config.dbBreakerProbeMs,
   };

@@ -325,6 +325,7 @@ export const EnvSchema = z.object({
     .transform((v) => v || "0.0.0.0"),
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
+  DATABASE_READ_TIMEOUT_MS: integer("DATABASE_READ_TIMEOUT_MS", 50, 600_000, 1_000),
   EMBEDDED_DATA_DIR: z
     .string()
     .optional()
@@ -366,6 +367,9 @@ export const EnvSchema = z.object({
   METRICS_TOKEN: secret("METRICS_TOKEN", 16),
   RATE_LIMIT_MAX: integer("RATE_LIMIT_MAX", 0, 10_000_000, 600),
   RATE_LIMIT_WINDOW_SECONDS: integer("RATE_LIMIT_WINDOW_SECONDS", 1, 86_400, 60),
+  AUTH_FAILURE_LIMIT: integer("AUTH_FAILURE_LIMIT", 0, 10_000_000, 20),
+  AUTH_FAILURE_WINDOW_SECONDS: integer("AUTH_FAILURE_WINDOW_SECONDS", 1, 86_400, 60),
+  AUTH_UNKNOWN_TOKEN_CACHE_MS: integer("AUTH_UNKNOWN_TOKEN_CACHE_MS", 0, 60_000, 2_000),
   REDIS_URL: redisUrl,
   REDIS_KEY_PREFIX: keyPrefix,
   REDIS_COMMAND_TIMEOUT_MS: integer("REDIS_COMMAND_TIMEOUT_MS", 10, 60_000, 100),
@@ -392,6 +396,8 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   /** Set: list pages are read from this database (a streaming replica of databaseUrl's). */
   databaseReadUrl: string | undefined;
+  /** Longest a list read waits for the replica (a connection and the query) before the primary serves it. */
+  databaseReadTimeoutMs: number;
   embeddedDataDir: string;
   embeddedSeedDemo: boolean;
   dbPoolMax: number;
@@ -415,6 +421,11 @@ export interface AppConfig {
   /** Requests per window and key; 0 turns rate limiting off. */
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
+  /** Failed bearer authentications one client address may make per window before 429 (0: no limit). */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
+  /** How long a token hash that matched no valid token is answered 401 without a lookup (0: never). */
+  authUnknownTokenCacheMs: number;
   /** Set: rate-limit counters live in Redis, shared by every replica; unset: in process memory. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -545,6 +556,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     databaseReadUrl: e.DATABASE_READ_URL,
+    databaseReadTimeoutMs: e.DATABASE_READ_TIMEOUT_MS,
     embeddedDataDir: e.EMBEDDED_DATA_DIR,
     embeddedSeedDemo: e.EMBEDDED_SEED_DEMO,
     dbPoolMax: e.DB_POOL_MAX,
@@ -587,6 +599,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     metricsToken: e.METRICS_TOKEN,
     rateLimitMax: e.RATE_LIMIT_MAX,
     rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    authFailureLimit: e.AUTH_FAILURE_LIMIT,
+    authFailureWindowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS,
+    authUnknownTokenCacheMs: e.AUTH_UNKNOWN_TOKEN_CACHE_MS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

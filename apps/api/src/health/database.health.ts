@@ -4,7 +4,8 @@ import { HealthIndicatorService } from "@nestjs/terminus";
 import { DATABASE } from "../database/database.tokens";
 
 /**
- * Ready means the database answers and every migration this build ships has been applied. A
+ * Ready means the database answers and every migration this build ships has been applied; a
+ * later release's migration in progress is not a failure (state `migrating`). A
  * saturated database (every pooled connection busy, or queries timing out) stays ready, reported
  * as `state: "saturated"`: a slow-query storm hits every replica alike, and taking them all out
  * of the load balancer at once would turn it into a full outage. Only a lost database (the
@@ -32,13 +33,16 @@ export class DatabaseHealthIndicator {
       // The driver's message may name hosts or users: the probe only says what failed.
       return indicator.down({ message: "the database is unreachable" });
     }
+    // Counts only: the probe needs no token, and migration names describe the schema.
     if (state.failed.length > 0 || state.pending.length > 0) {
       return indicator.down({
         message: "migrations are not all applied",
-        pending: state.pending,
-        failed: state.failed,
+        pending: state.pending.length,
+        failed: state.failed.length,
       });
     }
+    // The next release migrating before its pods roll: this build has what it needs (expand/contract).
+    if (state.inProgress.length > 0) return indicator.up({ state: "migrating", message: "a migration is running" });
     return indicator.up();
   }
 

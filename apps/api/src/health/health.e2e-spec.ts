@@ -39,12 +39,35 @@ describe("health probes", () => {
         status: "down",
         message: "migrations are not all applied",
       });
-      expect(response.body.checks.database.pending).toHaveLength(1);
+      expect(response.body.checks.database).toMatchObject({ pending: 1, failed: 0 });
+      expect(response.text).not.toContain("2026");
       expect((await request(e2e.server).get("/health/live")).status).toBe(200);
     } finally {
       await e2e.database.pool.query("UPDATE _prisma_migrations SET rolled_back_at = NULL WHERE id = $1", [latest?.id]);
     }
     expect((await request(e2e.server).get("/health/ready")).status).toBe(200);
+  });
+
+  it("GET /health/ready answers 503 after a migration failed, without naming it", async () => {
+    const name = "29990101000000_failed_here";
+    await e2e.database.pool.query(
+      `INSERT INTO _prisma_migrations (id, checksum, migration_name, logs, started_at, applied_steps_count)
+       VALUES (gen_random_uuid()::text, 'checksum', $1, 'ERROR: relation already exists', now(), 0)`,
+      [name],
+    );
+    try {
+      const response = await request(e2e.server).get("/health/ready");
+      expectProblem(response, 503, "unavailable");
+      expect(response.body.checks.database).toEqual({
+        status: "down",
+        message: "migrations are not all applied",
+        pending: 0,
+        failed: 1,
+      });
+      expect(response.text).not.toContain("failed_here");
+    } finally {
+      await e2e.database.pool.query("DELETE FROM _prisma_migrations WHERE migration_name = $1", [name]);
+    }
   });
 
   it("GET /health/ready answers 503 during a database outage while live stays 200, and recovers", async () => {

@@ -12,7 +12,8 @@ import {
 import type { Request, Response } from "express";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { RedisConnection } from "../redis/redis.provider";
-import { RateLimitedException } from "./rate-limit.problems";
+import { budgetAddress, FailedAuthBudget } from "./failed-auth-budget";
+import { FailedAuthenticationsLimitedException, RateLimitedException } from "./rate-limit.problems";
 
 const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
 
@@ -20,7 +21,9 @@ const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
  * @nestjs/throttler's guard, global, so it runs before authentication: a client over its budget
  * is refused before its token is looked up in the database. The key is the SHA-256 of the bearer
  * token (never the token itself) when one is sent, else the client address (which honours
- * TRUST_PROXY). Headers follow the IETF RateLimit draft instead of X-RateLimit-*.
+ * TRUST_PROXY). Headers follow the IETF RateLimit draft instead of X-RateLimit-*. A request
+ * with a bearer token also spends its address's failed-authentication budget when it is answered
+ * 401 (FailedAuthBudget), and is refused with 429 before its token is looked up once that is spent.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
@@ -30,8 +33,27 @@ export class RateLimitGuard extends ThrottlerGuard {
     reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RedisConnection) private readonly redis: RedisConnection | null,
+    private readonly failedAuth: FailedAuthBudget,
   ) {
     super(options, storage, reflector);
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    if (this.failedAuth.enabled && BEARER.test(request.headers.authorization ?? "")) {
+      const address = budgetAddress(request.ip);
+      const wait = this.failedAuth.refusedFor(address);
+      if (wait > 0) {
+        throw new FailedAuthenticationsLimitedException(wait, this.failedAuth.limit, this.failedAuth.windowSeconds);
+      }
+      const response = http.getResponse<Response>();
+      // Counted once answered: only the guard behind this one knows whether the token was valid.
+      response.once("finish", () => {
+        if (response.statusCode === 401) void this.failedAuth.fail(address).catch(() => undefined);
+      });
+    }
+    return super.canActivate(context);
   }
 
   override async shouldSkip(): Promise<boolean> {

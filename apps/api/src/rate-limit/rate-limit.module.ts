@@ -5,6 +5,7 @@ import { ThrottlerModule } from "@nestjs/throttler";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { RedisModule } from "../redis/redis.module";
 import { RedisConnection } from "../redis/redis.provider";
+import { FailedAuthBudget } from "./failed-auth-budget";
 import { FixedWindowMemoryStorage } from "./fixed-window-memory.storage";
 import { RateLimitGuard } from "./rate-limit.guard";
 
@@ -21,6 +22,6 @@ import { RateLimitGuard } from "./rate-limit.guard";
       }),
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
+  providers: [FailedAuthBudget, { provide: APP_GUARD, useClass: RateLimitGuard }],
 })
 export class RateLimitModule {}

@@ -22,3 +22,14 @@ export class RateLimitedException extends ProblemException {
     );
   }
 }
+
+/** Too many failed authentications from one client address in the current window. */
+export class FailedAuthenticationsLimitedException extends ProblemException {
+  constructor(retryAfterSeconds: number, limit: number, windowSeconds: number) {
+    super(
+      RATE_LIMIT_PROBLEMS.RateLimited,
+      `More than ${limit} failed authentications from this address in ${windowSeconds} s; try again in ${retryAfterSeconds} s`,
+      retryAfter(retryAfterSeconds),
+    );
+  }
+}

@@ -29,33 +29,36 @@ describe(PageBody.name, () => {
 });
 
 describe(PageCache.name, () => {
-  it("gives back what it keeps, by version, page and page size", () => {
+  it("gives back what it keeps, by team, list, version, page and page size", () => {
     const cache = new PageCache(1_000_000);
     const page = { body: body(2_000), totalItems: 40 };
-    cache.set(PageCache.key("7", 1, 100), page);
-    expect(cache.get(PageCache.key("7", 1, 100))).toBe(page);
-    expect(cache.get(PageCache.key("8", 1, 100))).toBeUndefined();
-    expect(cache.get(PageCache.key("7", 2, 100))).toBeUndefined();
-    expect(cache.get(PageCache.key("7", 1, 10))).toBeUndefined();
-    expect(cache.stats()).toMatchObject({ hits: 1, misses: 3, entries: 1 });
+    cache.set(PageCache.key("team_a", "events", "7", 1, 100), page);
+    expect(cache.get(PageCache.key("team_a", "events", "7", 1, 100))).toBe(page);
+    expect(cache.get(PageCache.key("team_a", "events", "8", 1, 100))).toBeUndefined();
+    expect(cache.get(PageCache.key("team_a", "events", "7", 2, 100))).toBeUndefined();
+    expect(cache.get(PageCache.key("team_a", "events", "7", 1, 10))).toBeUndefined();
+    expect(cache.get(PageCache.key("team_b", "events", "7", 1, 100))).toBeUndefined();
+    expect(cache.get(PageCache.key("team_a", "guides", "7", 1, 100))).toBeUndefined();
+    expect(cache.get(PageCache.key("team_a:events", "events", "7", 1, 100))).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 6, entries: 1 });
   });
 
   it("never holds more bytes than its budget, compressed forms included, dropping the least recently used", () => {
     const budget = 50_000;
     const cache = new PageCache(budget);
     for (let i = 0; i < 20; i++) {
-      cache.set(PageCache.key(String(i), 1, 100), { body: body(8_000, i), totalItems: 1 });
+      cache.set(PageCache.key("team_a", "events", String(i), 1, 100), { body: body(8_000, i), totalItems: 1 });
       expect(cache.stats().bytes).toBeLessThanOrEqual(budget);
       // Keep page 0 in use: it must outlive the others.
-      cache.get(PageCache.key("0", 1, 100))?.body.encoded("br");
-      cache.get(PageCache.key(String(i), 1, 100))?.body.encoded("gzip");
+      cache.get(PageCache.key("team_a", "events", "0", 1, 100))?.body.encoded("br");
+      cache.get(PageCache.key("team_a", "events", String(i), 1, 100))?.body.encoded("gzip");
       expect(cache.stats().bytes).toBeLessThanOrEqual(budget);
     }
     const { entries, evictions, bytes } = cache.stats();
     expect(evictions).toBeGreaterThan(0);
     expect(entries + evictions).toBe(20);
-    expect(cache.get(PageCache.key("0", 1, 100))).toBeDefined();
-    expect(cache.get(PageCache.key("1", 1, 100))).toBeUndefined();
+    expect(cache.get(PageCache.key("team_a", "events", "0", 1, 100))).toBeDefined();
+    expect(cache.get(PageCache.key("team_a", "events", "1", 1, 100))).toBeUndefined();
     expect(bytes).toBeGreaterThan(budget / 2);
   });
 
@@ -63,10 +66,10 @@ describe(PageCache.name, () => {
     const first = { body: body(12_000, 1), totalItems: 1 };
     // Room for two pages, not three.
     const cache = new PageCache(Math.floor(first.body.size * 2.5));
-    cache.set(PageCache.key("1", 1, 100), first);
-    cache.set(PageCache.key("2", 1, 100), { body: body(12_000, 2), totalItems: 1 });
-    cache.set(PageCache.key("3", 1, 100), { body: body(12_000, 3), totalItems: 1 });
-    expect(cache.get(PageCache.key("1", 1, 100))).toBeUndefined();
+    cache.set(PageCache.key("team_a", "events", "1", 1, 100), first);
+    cache.set(PageCache.key("team_a", "events", "2", 1, 100), { body: body(12_000, 2), totalItems: 1 });
+    cache.set(PageCache.key("team_a", "events", "3", 1, 100), { body: body(12_000, 3), totalItems: 1 });
+    expect(cache.get(PageCache.key("team_a", "events", "1", 1, 100))).toBeUndefined();
     const held = cache.stats().bytes;
     first.body.encoded("gzip");
     expect(cache.stats().bytes).toBe(held);
@@ -74,11 +77,11 @@ describe(PageCache.name, () => {
 
   it("keeps nothing with a budget of 0, or a page larger than the budget", () => {
     const off = new PageCache(0);
-    off.set(PageCache.key("1", 1, 100), { body: body(2_000), totalItems: 1 });
-    expect(off.get(PageCache.key("1", 1, 100))).toBeUndefined();
+    off.set(PageCache.key("team_a", "events", "1", 1, 100), { body: body(2_000), totalItems: 1 });
+    expect(off.get(PageCache.key("team_a", "events", "1", 1, 100))).toBeUndefined();
     expect(off.stats()).toEqual({ hits: 0, misses: 0, evictions: 0, bytes: 0, entries: 0 });
     const small = new PageCache(1_000);
-    small.set(PageCache.key("1", 1, 100), { body: body(2_000), totalItems: 1 });
+    small.set(PageCache.key("team_a", "events", "1", 1, 100), { body: body(2_000), totalItems: 1 });
     expect(small.stats().entries).toBe(0);
   });
 });

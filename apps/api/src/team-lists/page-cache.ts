@@ -1,3 +1,4 @@
+import type { ListName } from "@community/db/lists";
 import type { ListContentCoding } from "@community/domain";
 import { compress, MIN_COMPRESSED_BYTES } from "./content-coding";
 
@@ -57,9 +58,9 @@ export interface PageCacheStats {
 
 /**
  * Recently served list pages, ready to send, least recently used first out, bounded in bytes
- * (PAGE_CACHE_BYTES; 0 keeps nothing). A page is a pure function of its list version, page and
- * page size: a version names one team's list once (team_list_stats, from a sequence), and every
- * write that can change a page of that list moves it. So an entry is never stale, only unused: the
+ * (PAGE_CACHE_BYTES; 0 keeps nothing). A page is a pure function of its team, list, list version,
+ * page and page size: every write that can change a page of a list moves its version
+ * (team_list_stats, from a sequence). So an entry is never stale, only unused: the
  * caller looks pages up by the version it has just read from the database.
  */
 export class PageCache {
@@ -68,8 +69,14 @@ export class PageCache {
 
   constructor(readonly maxBytes: number) {}
 
-  static key(version: string, page: number, perPage: number): string {
-    return `${version}:${page}:${perPage}`;
+  /**
+   * A version is unique only while its sequence never repeats (a restore to an earlier point, a
+   * copied database or a reset sequence hands versions out again), so the team and list are part
+   * of the key too: no entry can answer another team's or list's request. Only the team id may hold
+   * a colon, and it comes first, so no two keys coincide.
+   */
+  static key(teamId: string, list: ListName, version: string, page: number, perPage: number): string {
+    return `${teamId}:${list}:${version}:${page}:${perPage}`;
   }
 
   get(key: string): CachedListPage | undefined {

@@ -56,7 +56,7 @@ export class TeamListService<Item> {
       if (knownVersion === "*" || knownVersion === state.version || ifNoneMatchMatches(ifNoneMatch, etag)) {
         return { pagination: paginationMeta(request, state.total), totalItems: state.total, etag, body: undefined };
       }
-      const cached = this.cache.get(PageCache.key(state.version, request.page, request.perPage));
+      const cached = this.cache.get(PageCache.key(teamId, this.list, state.version, request.page, request.perPage));
       if (cached !== undefined) {
         const { totalItems, body } = cached;
         return { pagination: paginationMeta(request, totalItems), totalItems, etag, body };
@@ -76,7 +76,10 @@ export class TeamListService<Item> {
     const body = PageBody.of({ guides: items, meta: { pagination } });
     // Version "0" is that of a list without statistics: it names no list, so it keys nothing.
     if (version !== "0")
-      this.cache.set(PageCache.key(version, request.page, request.perPage), { body, totalItems: total });
+      this.cache.set(PageCache.key(teamId, this.list, version, request.page, request.perPage), {
+        body,
+        totalItems: total,
+      });
     return { pagination, totalItems: total, etag, body };
   }
 }

@@ -34,11 +34,13 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {
   // Request logs are silent unless a test asks for them (it passes LOG_LEVEL and a destination).
   // Readiness is checked afresh on each probe unless a test asks otherwise: tests change the
   // database between two probes.
+  // Suites send many bad tokens from one loopback address: their failed-auth budget is wide.
   return loadConfig({
     DB_CONNECT_TIMEOUT_MS: "1000",
     RETRY_AFTER_SECONDS: "3",
     LOG_LEVEL: "silent",
     READINESS_CACHE_MS: "0",
+    AUTH_FAILURE_LIMIT: "10000",
     ...overrides,
   });
 }

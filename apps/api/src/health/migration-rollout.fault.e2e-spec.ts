@@ -1,0 +1,85 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { MIGRATIONS_DIR, migrateDeploy } from "@community/db";
+import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import request from "supertest";
+import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { reportFault } from "../testing/fault-report";
+
+/** The lock the next release's migration waits for, so that the test decides when it ends. */
+const GATE_KEY = 4_170_017;
+const NEXT_MIGRATION = "29990101000000_next_release";
+const EVENTS = "/v1/me/community/team/events";
+
+/**
+ * A release migrates while the previous release serves: `prisma migrate deploy` writes the
+ * migration's row before its SQL runs and finishes it after. The running api must stay ready the
+ * whole time (the migration is the next release's, and an expand migration leaves the old code
+ * working); only on PostgreSQL, since the embedded database is one process that migrates itself.
+ */
+describe("readiness while the next release's migration runs", () => {
+  let e2e: E2eApp;
+  let schemaDir: string;
+
+  beforeAll(async () => {
+    e2e = await startE2eApp("postgres", contractFixture());
+    // The next release: this build's schema and migrations, and one more that waits for the gate.
+    schemaDir = mkdtempSync(path.join(tmpdir(), "community-next-release-"));
+    cpSync(path.join(MIGRATIONS_DIR, ".."), schemaDir, { recursive: true });
+    mkdirSync(path.join(schemaDir, "migrations", NEXT_MIGRATION));
+    writeFileSync(
+      path.join(schemaDir, "migrations", NEXT_MIGRATION, "migration.sql"),
+      `SELECT pg_advisory_lock(${GATE_KEY});\nSELECT pg_advisory_unlock(${GATE_KEY});\nALTER TABLE "events" ADD COLUMN "next_release_note" TEXT;\n`,
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await e2e?.close();
+    rmSync(schemaDir, { recursive: true, force: true });
+  });
+
+  const ready = async () => (await request(e2e.server).get("/health/ready")).status;
+
+  it("answers 200 on every readiness probe before, during and after the migration", async () => {
+    const gate = await e2e.database.pool.connect();
+    let migrating: Promise<void> | undefined;
+    const starting: number[] = [];
+    const during: number[] = [];
+    try {
+      await gate.query("SELECT pg_advisory_lock($1)", [GATE_KEY]);
+      expect(await ready()).toBe(200);
+      let settled = false;
+      migrating = migrateDeploy(e2e.url, { quiet: true, schema: path.join(schemaDir, "schema.prisma") }).finally(() => {
+        settled = true;
+      });
+      // Prisma starts (a second or two) until the migration's row is there, unfinished.
+      let started = false;
+      while (!started && !settled) {
+        starting.push(await ready());
+        const row = await e2e.database.pool.query(
+          "SELECT 1 FROM _prisma_migrations WHERE migration_name = $1 AND finished_at IS NULL",
+          [NEXT_MIGRATION],
+        );
+        started = row.rowCount === 1;
+      }
+      expect(started).toBe(true);
+      for (let i = 0; i < 20; i++) during.push(await ready());
+      const list = await request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${TOKENS.runner}`);
+      expect(list.status).toBe(200);
+    } finally {
+      await gate.query("SELECT pg_advisory_unlock($1)", [GATE_KEY]);
+      gate.release();
+      await migrating;
+    }
+    const after = await ready();
+    const ok = during.filter((status) => status === 200).length;
+    reportFault(
+      "migration under traffic",
+      `/health/ready answered 200 to ${ok} of ${during.length} probes while the next release's migration ran, then ${after}`,
+    );
+    expect(starting).toEqual(starting.map(() => 200));
+    expect(during).toEqual(during.map(() => 200));
+    expect(after).toBe(200);
+  }, 120_000);
+});

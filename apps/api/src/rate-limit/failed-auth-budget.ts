@@ -2,7 +2,7 @@ import { isIPv6 } from "node:net";
 import { Inject, Injectable } from "@nestjs/common";
 import { InjectThrottlerStorage, type ThrottlerStorage } from "@nestjs/throttler";
 import { APP_CONFIG, type AppConfig } from "../config/config";
-import { RedisConnection } from "./redis.provider";
+import { RedisConnection } from "../redis/redis.provider";
 
 /** Addresses known to be refused, at most: beyond it the oldest are forgotten (and counted again). */
 const MAX_REFUSED_ADDRESSES = 100_000;

@@ -14,17 +14,12 @@ import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
 @SkipThrottle()
 @UseGuards(OAuthEndpointLimitGuard)
 export class AuthorizationServerController {
-  private handle: ((req: Request, res: Response) => Promise<void>) | undefined;
-
   constructor(private readonly server: AuthorizationServer) {}
 
   @All("{*path}")
   async forward(@Req() req: Request, @Res() res: Response): Promise<void> {
     req.url = req.originalUrl.slice(OAUTH_PREFIX.length) || "/";
-    this.handle ??= (await this.server.provider()).callback() as unknown as (
-      req: Request,
-      res: Response,
-    ) => Promise<void>;
-    await this.handle(req, res);
+    // Asked per request: the provider is replaced when the stored keys change.
+    await (await this.server.handler())(req, res);
   }
 }

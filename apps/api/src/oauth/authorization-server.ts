@@ -195,6 +195,8 @@ export async function createAuthorizationServer(
   };
 
   const provider = new ProviderClass(builtIn.issuer, configuration);
+  // Host and scheme come from X-Forwarded-Host/-Proto, which PublicUrlMiddleware sets to PUBLIC_URL's.
+  provider.proxy = true;
   // Client secrets are stored as scrypt hashes (never in clear), so they are compared by hashing.
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
     return this.clientSecret === undefined ? false : verifySecret(actual, this.clientSecret);

@@ -176,6 +176,10 @@ export async function createAuthorizationServer(
     },
     // Every client that may use refresh tokens gets one, without having to ask for offline_access.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    // The provider's default binds tokens issued without offline_access to the sign-in session, so
+    // refresh tokens documented for 14 days died with the 24-hour session. They live their own
+    // lifetime (bounded by the grant's); signing out at /oauth/session/end still revokes the grant.
+    expiresWithSession: async () => false,
     rotateRefreshToken: true,
     ttl: ttlOf(oauth),
     interactions: { url: (_ctx, interaction) => `${OAUTH_PREFIX}/interaction/${interaction.uid}` },
@@ -212,6 +216,6 @@ function ttlOf(oauth: OAuthConfig): NonNullable<Configuration["ttl"]> {
     Grant: oauth.refreshTokenTtlSeconds,
     IdToken: oauth.accessTokenTtlSeconds,
     Interaction: 3_600,
-    Session: 86_400,
+    Session: oauth.sessionTtlSeconds,
   };
 }

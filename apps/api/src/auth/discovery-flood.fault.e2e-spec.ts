@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import request from "supertest";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { reportFault } from "../testing/fault-report";
+import { reportFault, timed } from "../testing/fault-report";
 import { oauthFixture } from "../testing/oauth-fixture";
 import { TestIssuer } from "../testing/test-issuer";
 
@@ -76,16 +76,18 @@ describe.each(["500", "hang"] as const)("an external issuer that answers %s", (m
       iat: now,
       exp: now + 300,
     });
-    const statuses: number[] = [];
+    const answers: { ms: number; value: request.Response }[] = [];
     for (let sent = 0; sent < INBOUND; sent += CONCURRENCY) {
       const batch = Array.from({ length: CONCURRENCY }, () =>
-        request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${token}`),
+        timed(async () => request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${token}`)),
       );
-      statuses.push(...(await Promise.all(batch)).map((response) => response.status));
+      answers.push(...(await Promise.all(batch)));
     }
+    const statuses = answers.map((answer) => answer.value.status);
+    const slowest = Math.max(...answers.map((answer) => answer.ms));
     reportFault(
       `discovery flood (provider ${mode === "500" ? "answers 500" : "hangs"})`,
-      `${INBOUND} inbound requests -> ${provider.requests()} outbound`,
+      `${INBOUND} inbound requests -> ${provider.requests()} outbound; slowest answer ${Math.round(slowest)} ms (OAUTH_ISSUER_TIMEOUT_MS=1000)`,
     );
     expect(statuses.filter((status) => status !== 401)).toEqual([]);
     // One discovery: the OpenID document, then the RFC 8414 one (a hung first one uses up the wait).

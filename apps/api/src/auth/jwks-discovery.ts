@@ -122,9 +122,18 @@ export class RemoteIssuerKeys {
     return this.inFlight;
   }
 
-  private async fetchKeys(): Promise<JWTVerifyGetKey> {
+  private fetchKeys(): Promise<JWTVerifyGetKey> {
+    const { timeoutMs } = this.options;
+    const signal = AbortSignal.timeout(timeoutMs);
+    // The signal also cancels the requests; the race bounds the wait whatever the fetch does.
+    const deadline = new Promise<never>((_resolve, reject) => {
+      signal.addEventListener("abort", () => reject(new Error(`no answer within ${timeoutMs} ms`)), { once: true });
+    });
+    return Promise.race([this.fetchKeysUntil(signal), deadline]);
+  }
+
+  private async fetchKeysUntil(signal: AbortSignal): Promise<JWTVerifyGetKey> {
     const jose = await loadJose();
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
     this.jwksUri ??= await discoverJwksUri(this.options.issuer, this.fetchFn, signal);
     const response = await this.fetchFn(this.jwksUri, { headers: { accept: "application/json" }, signal });
     if (!response.ok) throw new Error(`${this.jwksUri}: HTTP ${response.status}`);

@@ -64,7 +64,8 @@ describe("cross-site posts to the sign-in forms", () => {
   it("accepts posts from its own pages (same origin) and from clients that send neither header", async () => {
     const oidc = await loadOpenIdClient();
     const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
-    for (const headers of [{ origin: e2e.origin, "sec-fetch-site": "same-origin" }, {}]) {
+    const variants: Record<string, string>[] = [{ origin: e2e.origin, "sec-fetch-site": "same-origin" }, {}];
+    for (const headers of variants) {
       const { url } = await authorizationRequest(oidc, client);
       const callback = await signInAndConsent(new OAuthBrowser(e2e.origin, headers), url, RUNNER, e2e.origin);
       expect(callback.searchParams.get("code")).toEqual(expect.any(String));

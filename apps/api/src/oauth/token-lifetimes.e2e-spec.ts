@@ -8,7 +8,7 @@ const backends: Backend[] = ["postgres", "embedded"];
 const DAY_MS = 86_400_000;
 
 /** Only Date is faked: timers, sockets and the database driver run as usual. */
-const ONLY_DATE = {
+const ONLY_DATE: Parameters<typeof jest.useFakeTimers>[0] = {
   doNotFake: [
     "hrtime",
     "nextTick",
@@ -25,7 +25,7 @@ const ONLY_DATE = {
     "setTimeout",
     "clearTimeout",
   ],
-} as const;
+};
 
 /**
  * A refresh token lives OAUTH_REFRESH_TOKEN_TTL_SECONDS (14 days) from the sign-in, not as long as

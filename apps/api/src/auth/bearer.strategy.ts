@@ -9,7 +9,7 @@ import type { Member } from "./member";
 
 /**
  * passport-http-bearer: resolves an access token to its member. A JWT is verified against the
- * trusted issuers and its `sub` names the user; any other token is opaque, and only its SHA-256
+ * trusted issuers and its (issuer, `sub`) names the user; any other token is opaque, and only its SHA-256
  * digest is looked up. Either way one database query; the plaintext is neither stored nor logged.
  */
 @Injectable()
@@ -26,7 +26,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, "bearer") {
     if (JwtAccessTokenVerifier.looksLikeJwt(token)) {
       const verified = await this.jwts.verify(token);
       if (verified === null) return false;
-      const user = await this.users.findById(verified.subject);
+      const user = await this.users.findById(verified.userId);
       if (user === null) return false;
       return { userId: user.id, teamId: user.teamId, clientId: verified.clientId, scopes: verified.scopes };
     }

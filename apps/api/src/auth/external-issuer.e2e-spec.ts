@@ -34,8 +34,14 @@ describe("JWT access tokens of an external issuer", () => {
     idp = await TestIssuer.start();
     await idp.addKey("key-1");
     e2e = await startE2eApp("postgres", oauthFixture(), {
-      // The built-in server stays on: tokens of both issuers are accepted side by side.
-      env: { OAUTH_ISSUER: idp.issuer, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_COOLDOWN_SECONDS: "0" },
+      // The built-in server stays on: tokens of both issuers are accepted side by side, the operator
+      // having declared that the provider's subjects are the local user ids.
+      env: {
+        OAUTH_ISSUER: idp.issuer,
+        OAUTH_AUDIENCE: AUDIENCE,
+        OAUTH_EXTERNAL_SUBJECTS: "local",
+        OAUTH_JWKS_COOLDOWN_SECONDS: "0",
+      },
     });
   }, 120_000);
 
@@ -74,6 +80,10 @@ describe("JWT access tokens of an external issuer", () => {
     ["for another audience", { aud: "https://someone-else.example.test" }],
     ["naming another issuer", { iss: "https://not-the-idp.example.test" }],
     ["expired", { exp: now() - 3600 }],
+    ["issued 100 years ahead (and expiring in 200)", { iat: now() + 3_153_600_000, exp: now() + 6_307_200_000 }],
+    ["issued a minute ahead (beyond the clock skew)", { iat: now() + 90, exp: now() + 300 }],
+    ["living longer than OAUTH_MAX_TOKEN_LIFETIME_SECONDS", { exp: now() + 86_400 * 2 }],
+    ["without iat living longer than the cap", { iat: undefined, exp: now() + 86_400 * 2 }],
   ])("refuses a token %s", async (_case, overrides) => {
     const response = await call(await idp.sign("key-2", claims(overrides)));
     expectProblem(response, 401, "unauthorized");
@@ -103,6 +113,20 @@ describe("JWT access tokens of an external issuer", () => {
   it("takes the client id from azp when client_id is absent", async () => {
     const { client_id: _clientId, ...rest } = claims();
     expect((await call(await idp.sign("key-2", { ...rest, azp: "partner-app" }))).status).toBe(200);
+  });
+});
+
+describe("an external issuer beside the built-in server", () => {
+  it("is refused at start-up unless OAUTH_EXTERNAL_SUBJECTS declares its subjects local users", async () => {
+    const idp = await TestIssuer.start();
+    try {
+      // Before, the api started, and the provider's token with sub=user_runner got Sam's team list.
+      await expect(
+        startE2eApp("postgres", oauthFixture(), { env: { OAUTH_ISSUER: idp.issuer, OAUTH_AUDIENCE: AUDIENCE } }),
+      ).rejects.toThrow(/declare OAUTH_EXTERNAL_SUBJECTS=local \(its sub is a users\.id\), or set AUTH_SERVER=false/);
+    } finally {
+      await idp.close();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { discoverJwksUri } from "./jwks-discovery";
+import { discoverJwksUri, IssuerKeysUnavailableError, RemoteIssuerKeys } from "./jwks-discovery";
 
 /** A fetch that answers from a table of URL -> JSON body (anything else: 404). */
 function fakeFetch(routes: Record<string, unknown>): { fetch: typeof fetch; asked: string[] } {
@@ -43,5 +43,50 @@ describe(discoverJwksUri.name, () => {
     await expect(discoverJwksUri(issuer, fetch)).rejects.toThrow(
       /cannot discover the JWKS of https:\/\/idp\.example\.com \(set OAUTH_JWKS_URI\).*names issuer "https:\/\/evil\.example\.com".*HTTP 404/,
     );
+  });
+});
+
+describe(RemoteIssuerKeys.name, () => {
+  const issuer = "https://idp.example.com";
+  const header = { alg: "ES256", kid: "k" };
+  const token = { payload: "", signature: "" } as never;
+
+  function keysOver(respond: () => Promise<Response>, cooldownMs = 30_000) {
+    let fetches = 0;
+    const failures: string[] = [];
+    const keys = new RemoteIssuerKeys({
+      issuer,
+      jwksUri: `${issuer}/jwks`,
+      cooldownMs,
+      timeoutMs: 1_000,
+      onFailure: (error) => failures.push(error.message),
+      fetchFn: (async () => {
+        fetches++;
+        return respond();
+      }) as unknown as typeof fetch,
+    });
+    return { keys, fetches: () => fetches, failures };
+  }
+
+  afterEach(() => jest.useRealTimers());
+
+  it("shares one fetch among concurrent requests and remembers its failure for the cooldown", async () => {
+    jest.useFakeTimers({ doNotFake: ["nextTick", "setImmediate", "queueMicrotask", "setTimeout", "clearTimeout"] });
+    const { keys, fetches, failures } = keysOver(async () => new Response("down", { status: 500 }));
+    const attempts = await Promise.allSettled(Array.from({ length: 20 }, () => keys.getKey(header, token)));
+    expect(attempts.every((attempt) => attempt.status === "rejected")).toBe(true);
+    await expect(keys.getKey(header, token)).rejects.toThrow(IssuerKeysUnavailableError);
+    expect(fetches()).toBe(1);
+    expect(failures).toEqual([`the keys of ${issuer} cannot be fetched: ${issuer}/jwks: HTTP 500`]);
+
+    jest.setSystemTime(Date.now() + 30_000);
+    await expect(keys.getKey(header, token)).rejects.toThrow(IssuerKeysUnavailableError);
+    expect(fetches()).toBe(2);
+  });
+
+  it("gives up a fetch that hangs after the timeout", async () => {
+    const { keys, failures } = keysOver(() => new Promise<Response>(() => undefined), 0);
+    await expect(keys.getKey(header, token)).rejects.toThrow(/cannot be fetched/);
+    expect(failures).toHaveLength(1);
   });
 });

@@ -3,10 +3,13 @@ import { APP_CONFIG, type AppConfig } from "../config/config";
 import { BuiltInIssuerKeys } from "./built-in-issuer-keys";
 import type { JWTPayload, JWTVerifyGetKey } from "./jose";
 import { loadJose } from "./jose";
-import { discoverJwksUri } from "./jwks-discovery";
+import { IssuerKeysUnavailableError, RemoteIssuerKeys } from "./jwks-discovery";
 
 /** What a verified access token says about its caller. */
 export interface VerifiedAccessToken {
+  /** The local user (`users.id`) the token speaks for: a subject is unique only within its issuer. */
+  userId: string;
+  issuer: string;
   subject: string;
   clientId: string;
   scopes: ReadonlySet<string>;
@@ -18,6 +21,8 @@ interface TrustedIssuer {
   /** RFC 9068 requires `typ: at+jwt`; some identity providers still send `typ: JWT`. */
   typ: "at+jwt" | undefined;
   keys: JWTVerifyGetKey;
+  /** The local user a subject of this issuer is (undefined: none). */
+  localUser: (subject: string) => string | undefined;
 }
 
 /**
@@ -44,8 +49,9 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /**
  * Verifies JWT access tokens (RFC 9068) of the trusted issuers: the built-in authorization server
  * and/or the external one of OAUTH_ISSUER. The issuer is chosen by the token's exact `iss`, then
- * the token must pass that issuer's keys, `aud`, `typ`, `exp`/`nbf` (with OAUTH_CLOCK_SKEW_SECONDS)
- * and carry `sub` and a client id. Keys are cached in memory; an unknown `kid` refetches them.
+ * the token must pass that issuer's keys, `aud`, `typ`, `exp`/`nbf`/`iat` (with OAUTH_CLOCK_SKEW_SECONDS),
+ * live no longer than OAUTH_MAX_TOKEN_LIFETIME_SECONDS and carry `sub` and a client id. The user is
+ * the pair (issuer, sub) mapped to a local user. Keys are cached in memory.
  */
 @Injectable()
 export class JwtAccessTokenVerifier {
@@ -94,44 +100,59 @@ export class JwtAccessTokenVerifier {
         requiredClaims: ["exp", "sub"],
       }));
     } catch (error) {
-      // Anything else failed to reach the issuer's keys (discovery, network): the token cannot be
-      // verified, which the caller sees as an invalid token; operators see why in the log.
-      if (!(error instanceof jose.errors.JOSEError) || error instanceof jose.errors.JWKSTimeout) {
+      // An unreachable issuer is logged once per failed fetch (RemoteIssuerKeys), not per token;
+      // anything else unexpected is logged here. The caller sees an invalid token either way.
+      if (!(error instanceof jose.errors.JOSEError) && !(error instanceof IssuerKeysUnavailableError)) {
         this.logger.warn(`cannot verify a token of ${issuer.issuer}: ${(error as Error).message}`);
       }
       return null;
     }
+    if (!this.withinLifetime(payload)) return null;
     const clientId = firstString(payload.client_id, payload.azp, payload.cid, payload.appid);
     if (typeof payload.sub !== "string" || clientId === undefined) return null;
-    return { subject: payload.sub, clientId, scopes: scopesOf(payload) };
+    const userId = issuer.localUser(payload.sub);
+    if (userId === undefined) return null;
+    return { userId, issuer: issuer.issuer, subject: payload.sub, clientId, scopes: scopesOf(payload) };
+  }
+
+  /**
+   * RFC 8725 section 3.10: `iat` may not lie ahead of the clock by more than the skew allowed on
+   * `exp`, and `exp` may not lie further than the lifetime cap from `iat` (or from now without one),
+   * so a stolen signing key cannot mint tokens that outlive its retirement by years.
+   */
+  private withinLifetime(payload: JWTPayload): boolean {
+    const { clockSkewSeconds, maxTokenLifetimeSeconds } = this.config.oauth;
+    const now = Math.floor(Date.now() / 1000);
+    if (payload.iat !== undefined && payload.iat > now + clockSkewSeconds) return false;
+    const from = Math.min(payload.iat ?? now, now);
+    return typeof payload.exp === "number" && payload.exp - from <= maxTokenLifetimeSeconds + clockSkewSeconds;
   }
 
   private async trustedIssuers(): Promise<Map<string, TrustedIssuer>> {
-    const jose = await loadJose();
-    const { builtIn, external, jwksCooldownSeconds } = this.config.oauth;
+    const { builtIn, external, jwksCooldownSeconds, issuerTimeoutMs } = this.config.oauth;
     const issuers = new Map<string, TrustedIssuer>();
     if (builtIn !== undefined) {
-      issuers.set(builtIn.issuer, { ...builtIn, typ: "at+jwt", keys: this.builtInKeys.getKey });
+      // The built-in server's subjects are the local users it signs in.
+      const localUser = (subject: string) => subject;
+      issuers.set(builtIn.issuer, { ...builtIn, typ: "at+jwt", keys: this.builtInKeys.getKey, localUser });
     }
     if (external !== undefined) {
-      let remote: JWTVerifyGetKey | undefined;
-      // The identity provider is asked for its JWKS location on first use, not at start-up, so the
-      // api starts while the provider is down; a failed discovery is retried by the next request.
-      const keys: JWTVerifyGetKey = async (header, token) => {
-        if (remote === undefined) {
-          const jwksUri = external.jwksUri ?? (await discoverJwksUri(external.issuer));
-          remote = jose.createRemoteJWKSet(new URL(jwksUri), {
-            cooldownDuration: jwksCooldownSeconds * 1000,
-            timeoutDuration: 5_000,
-          });
-        }
-        return remote(header, token);
-      };
+      const remote = new RemoteIssuerKeys({
+        issuer: external.issuer,
+        jwksUri: external.jwksUri,
+        cooldownMs: jwksCooldownSeconds * 1000,
+        timeoutMs: issuerTimeoutMs,
+        onFailure: (error) => this.logger.warn(error.message),
+      });
       issuers.set(external.issuer, {
         issuer: external.issuer,
         audience: external.audience,
         typ: external.allowJwtTyp ? undefined : "at+jwt",
-        keys,
+        keys: remote.getKey,
+        // Config admits the external issuer beside the built-in one only once the operator has
+        // declared its subjects local user ids (OAUTH_EXTERNAL_SUBJECTS=local); alone, it is the
+        // only issuer of the users table.
+        localUser: external.subjects === "local" ? (subject: string) => subject : () => undefined,
       });
     }
     return issuers;

@@ -261,6 +261,20 @@ const encryptionKey = z
     return z.NEVER;
   });
 
+/** How an external issuer's `sub` relates to the local users (`users.id`). */
+const externalSubjects = z
+  .string()
+  .optional()
+  .transform((raw, ctx): "local" | undefined => {
+    if (raw === undefined || raw === "") return undefined;
+    if (raw === "local") return "local";
+    ctx.addIssue({
+      code: "custom",
+      message: `OAUTH_EXTERNAL_SUBJECTS must be "local" (the external issuer's sub is a users.id), got "${raw}"`,
+    });
+    return z.NEVER;
+  });
+
 /** Secrets that may instead be read from a file named by `<NAME>_FILE` (mounted secrets). */
 const FILE_VARIABLES = ["DATABASE_URL", "REDIS_URL", "METRICS_TOKEN", "OAUTH_KEY_ENCRYPTION_KEY"] as const;
 
@@ -349,11 +363,16 @@ export const EnvSchema = z.object({
     .transform((v) => v || undefined),
   OAUTH_JWKS_URI: optionalHttpUrl("OAUTH_JWKS_URI"),
   OAUTH_ALLOW_JWT_TYP: boolean("OAUTH_ALLOW_JWT_TYP", false),
+  OAUTH_EXTERNAL_SUBJECTS: externalSubjects,
   OAUTH_JWKS_COOLDOWN_SECONDS: integer("OAUTH_JWKS_COOLDOWN_SECONDS", 0, 3_600, 30),
+  OAUTH_ISSUER_TIMEOUT_MS: integer("OAUTH_ISSUER_TIMEOUT_MS", 100, 60_000, 5_000),
+  OAUTH_MAX_TOKEN_LIFETIME_SECONDS: integer("OAUTH_MAX_TOKEN_LIFETIME_SECONDS", 60, 31_536_000, 86_400),
+  OAUTH_KEYS_RELOAD_SECONDS: integer("OAUTH_KEYS_RELOAD_SECONDS", 1, 3_600, 30),
   OAUTH_CLOCK_SKEW_SECONDS: integer("OAUTH_CLOCK_SKEW_SECONDS", 0, 300, 30),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: integer("OAUTH_ACCESS_TOKEN_TTL_SECONDS", 10, 86_400, 600),
   OAUTH_REFRESH_TOKEN_TTL_SECONDS: integer("OAUTH_REFRESH_TOKEN_TTL_SECONDS", 60, 31_536_000, 1_209_600),
   OAUTH_CODE_TTL_SECONDS: integer("OAUTH_CODE_TTL_SECONDS", 1, 600, 60),
+  OAUTH_SESSION_TTL_SECONDS: integer("OAUTH_SESSION_TTL_SECONDS", 60, 31_536_000, 86_400),
   LOGIN_RATE_LIMIT_ATTEMPTS: integer("LOGIN_RATE_LIMIT_ATTEMPTS", 0, 1_000, 5),
   LOGIN_RATE_LIMIT_WINDOW_SECONDS: integer("LOGIN_RATE_LIMIT_WINDOW_SECONDS", 1, 86_400, 60),
   LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS: integer("LOGIN_RATE_LIMIT_MAX_LOCKOUT_SECONDS", 1, 86_400, 3_600),
@@ -469,12 +488,30 @@ export interface OAuthConfig {
   /** Set when the built-in authorization server runs (mounted under /oauth) and its tokens are accepted. */
   builtIn: { issuer: string; audience: string } | undefined;
   /** An external identity provider whose access tokens are accepted too. */
-  external: { issuer: string; audience: string; jwksUri: string | undefined; allowJwtTyp: boolean } | undefined;
+  external:
+    | {
+        issuer: string;
+        audience: string;
+        jwksUri: string | undefined;
+        allowJwtTyp: boolean;
+        /** "local": its `sub` is a users.id, the namespace shared with the built-in server's users. */
+        subjects: "local";
+      }
+    | undefined;
+  /** Least time between two fetches of the external issuer's metadata or JWKS, failed ones included. */
   jwksCooldownSeconds: number;
+  /** The longest wait for the external issuer's discovery and JWKS together. */
+  issuerTimeoutMs: number;
   clockSkewSeconds: number;
+  /** A JWT whose `exp` is further than this from its `iat` (or from now) is refused. */
+  maxTokenLifetimeSeconds: number;
+  /** How often every replica rereads the built-in server's keys (retired and new ones). */
+  keysReloadSeconds: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   codeTtlSeconds: number;
+  /** Lifetime of the sign-in session (the browser's cookie at the authorization server). */
+  sessionTtlSeconds: number;
   /** Sign-in attempts: per account and client address (progressive lockout) and per address. */
   loginLimit: LoginLimitConfig;
   /** Requests per client address and window to /oauth/auth and to /oauth/token; max 0 turns it off. */
@@ -550,6 +587,19 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       `HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS (${e.HTTP_KEEP_ALIVE_TIMEOUT_MS}), or a reused connection can be cut while its next request's headers arrive`,
     ]);
   }
+  if (e.OAUTH_ISSUER !== undefined && e.AUTH_SERVER && e.OAUTH_EXTERNAL_SUBJECTS === undefined) {
+    throw new ConfigError([
+      `OAUTH_ISSUER is set while the built-in authorization server is on (AUTH_SERVER): a subject is unique only within its issuer, so ${e.OAUTH_ISSUER}'s sub cannot name a local user unless you declare OAUTH_EXTERNAL_SUBJECTS=local (its sub is a users.id), or set AUTH_SERVER=false`,
+    ]);
+  }
+  if (e.OAUTH_EXTERNAL_SUBJECTS !== undefined && e.OAUTH_ISSUER === undefined) {
+    throw new ConfigError(["OAUTH_EXTERNAL_SUBJECTS needs OAUTH_ISSUER and OAUTH_AUDIENCE"]);
+  }
+  if (e.OAUTH_MAX_TOKEN_LIFETIME_SECONDS < e.OAUTH_ACCESS_TOKEN_TTL_SECONDS) {
+    throw new ConfigError([
+      `OAUTH_MAX_TOKEN_LIFETIME_SECONDS (${e.OAUTH_MAX_TOKEN_LIFETIME_SECONDS}) must be at least OAUTH_ACCESS_TOKEN_TTL_SECONDS (${e.OAUTH_ACCESS_TOKEN_TTL_SECONDS}), or the built-in server's own tokens are refused`,
+    ]);
+  }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
@@ -578,10 +628,15 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
               audience: e.OAUTH_AUDIENCE,
               jwksUri: e.OAUTH_JWKS_URI,
               allowJwtTyp: e.OAUTH_ALLOW_JWT_TYP,
+              subjects: "local",
             }
           : undefined,
       jwksCooldownSeconds: e.OAUTH_JWKS_COOLDOWN_SECONDS,
+      issuerTimeoutMs: e.OAUTH_ISSUER_TIMEOUT_MS,
       clockSkewSeconds: e.OAUTH_CLOCK_SKEW_SECONDS,
+      maxTokenLifetimeSeconds: e.OAUTH_MAX_TOKEN_LIFETIME_SECONDS,
+      keysReloadSeconds: e.OAUTH_KEYS_RELOAD_SECONDS,
+      sessionTtlSeconds: e.OAUTH_SESSION_TTL_SECONDS,
       accessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       codeTtlSeconds: e.OAUTH_CODE_TTL_SECONDS,

@@ -15,7 +15,6 @@ import { ProviderPaths } from "./provider-paths";
 @SkipThrottle()
 @UseGuards(OAuthEndpointLimitGuard)
 export class AuthorizationServerController {
-  private handle: ((req: Request, res: Response) => Promise<void>) | undefined;
   private paths: ProviderPaths | undefined;
 
   constructor(private readonly server: AuthorizationServer) {}
@@ -27,7 +26,7 @@ export class AuthorizationServerController {
     // Another spelling of a provider route goes on to the api's 404, as on every other route.
     if (!this.paths.has(req.path.slice(OAUTH_PREFIX.length))) return next();
     req.url = req.originalUrl.slice(OAUTH_PREFIX.length) || "/";
-    this.handle ??= provider.callback() as unknown as (req: Request, res: Response) => Promise<void>;
-    await this.handle(req, res);
+    // Asked per request: the provider is replaced when the stored keys change.
+    await (await this.server.handler())(req, res);
   }
 }

@@ -1,8 +1,14 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { isDatabaseUnavailableError, verifySecret } from "@community/db";
 import { READ_SCOPE } from "@community/domain";
-import { Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common";
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
-import { OAuthKeysRepository, SIGNING_ALGORITHM, signingKidAt } from "../signing-keys/oauth-keys.repository";
+import {
+  type AuthorizationServerKeys,
+  OAuthKeysRepository,
+  SIGNING_ALGORITHM,
+  signingKidAt,
+} from "../signing-keys/oauth-keys.repository";
 import { UserRepository } from "../users/user.repository";
 import { errorPage } from "./interaction-pages";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
@@ -11,14 +17,28 @@ import type { Configuration, Provider } from "./oidc-provider.types";
 /** Path prefix of every route of the authorization server (issuer = PUBLIC_URL + this). */
 export const OAUTH_PREFIX = "/oauth";
 
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+interface Running {
+  provider: Provider;
+  handle: RequestHandler;
+  /** Which keys it was built with: a change of the stored set builds a new provider. */
+  keySet: string;
+}
+
 /**
- * The oidc-provider instance, created on first use and kept: its keys live in the database, which
- * may still be down when the api starts (then /oauth answers 503 until it is up; see
- * bootstrap/prepare-database.ts). A failed start is tried again by the next request.
+ * The oidc-provider instance, created on first use: its keys live in the database, which may still
+ * be down when the api starts (then /oauth answers 503 until it is up; see
+ * bootstrap/prepare-database.ts). A failed start is tried again by the next request. The stored
+ * keys are read again every OAUTH_KEYS_RELOAD_SECONDS; when the set changed (a rotation, a retired
+ * or deleted key), a provider with the new set replaces the running one, so the JWKS and the
+ * signing key follow the table on every replica without a restart.
  */
 @Injectable()
-export class AuthorizationServer implements OnApplicationBootstrap {
-  private starting: Promise<Provider> | undefined;
+export class AuthorizationServer implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(AuthorizationServer.name);
+  private starting: Promise<Running> | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -27,16 +47,23 @@ export class AuthorizationServer implements OnApplicationBootstrap {
     private readonly users: UserRepository,
   ) {}
 
-  provider(): Promise<Provider> {
-    this.starting ??= createAuthorizationServer(this.config, {
-      keys: this.keys,
-      storage: this.storage,
-      users: this.users,
-    }).catch((error: unknown) => {
-      this.starting = undefined;
-      throw error;
-    });
-    return this.starting;
+  async provider(): Promise<Provider> {
+    return (await this.running()).provider;
+  }
+
+  /** The provider's request handler (Koa's callback), made once per provider. */
+  async handler(): Promise<RequestHandler> {
+    return (await this.running()).handle;
+  }
+
+  /** Builds a provider with the stored keys if they are not the running provider's. */
+  async reloadKeys(): Promise<void> {
+    const keys = await this.keys.loadOrCreate();
+    const current = await this.starting?.catch(() => undefined);
+    if (current !== undefined && current.keySet === keySetOf(keys)) return;
+    const next = this.build(keys);
+    await next;
+    this.starting = next;
   }
 
   /** Starts with the app when the database answers, so a misconfiguration stops the start. */
@@ -44,11 +71,40 @@ export class AuthorizationServer implements OnApplicationBootstrap {
     await this.provider().catch((error: unknown) => {
       if (!isDatabaseUnavailableError(error)) throw error;
     });
+    this.timer = setInterval(() => {
+      this.reloadKeys().catch((error: unknown) => {
+        this.logger.warn(`cannot reload the signing keys: ${(error as Error).message}`);
+      });
+    }, this.config.oauth.keysReloadSeconds * 1000);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  private running(): Promise<Running> {
+    this.starting ??= this.keys
+      .loadOrCreate()
+      .then((keys) => this.build(keys))
+      .catch((error: unknown) => {
+        this.starting = undefined;
+        throw error;
+      });
+    return this.starting;
+  }
+
+  private async build(keys: AuthorizationServerKeys): Promise<Running> {
+    const provider = await createAuthorizationServer(this.config, { storage: this.storage, users: this.users }, keys);
+    return { provider, handle: provider.callback() as unknown as RequestHandler, keySet: keySetOf(keys) };
   }
 }
 
+function keySetOf(keys: AuthorizationServerKeys): string {
+  return JSON.stringify([keys.signing.map((key) => [key.jwk.kid, key.activatesAt, key.retiresAt]), keys.cookies]);
+}
+
 export interface AuthorizationServerDependencies {
-  keys: OAuthKeysRepository;
   storage: OAuthPayloadAdapter;
   users: UserRepository;
 }
@@ -60,14 +116,14 @@ export interface AuthorizationServerDependencies {
  */
 export async function createAuthorizationServer(
   config: AppConfig,
-  { keys: keyRepository, storage, users }: AuthorizationServerDependencies,
+  { storage, users }: AuthorizationServerDependencies,
+  keys: AuthorizationServerKeys,
 ): Promise<Provider> {
   const oauth = config.oauth;
   const builtIn = oauth.builtIn;
   if (builtIn === undefined) throw new Error("the built-in authorization server is disabled (AUTH_SERVER=false)");
   // ESM-only, and it must stay a real import() (TypeScript's node16 module mode and the test transform keep it).
   const { default: ProviderClass, errors } = await import("oidc-provider");
-  const keys = await keyRepository.loadOrCreate();
 
   const configuration: Configuration = {
     adapter: storage.adapterClass((description) => new errors.InvalidGrant(description)),
@@ -120,6 +176,10 @@ export async function createAuthorizationServer(
     },
     // Every client that may use refresh tokens gets one, without having to ask for offline_access.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    // The provider's default binds tokens issued without offline_access to the sign-in session, so
+    // refresh tokens documented for 14 days died with the 24-hour session. They live their own
+    // lifetime (bounded by the grant's); signing out at /oauth/session/end still revokes the grant.
+    expiresWithSession: async () => false,
     rotateRefreshToken: true,
     ttl: ttlOf(oauth),
     interactions: { url: (_ctx, interaction) => `${OAUTH_PREFIX}/interaction/${interaction.uid}` },
@@ -139,6 +199,8 @@ export async function createAuthorizationServer(
   };
 
   const provider = new ProviderClass(builtIn.issuer, configuration);
+  // Host and scheme come from X-Forwarded-Host/-Proto, which PublicUrlMiddleware sets to PUBLIC_URL's.
+  provider.proxy = true;
   // Client secrets are stored as scrypt hashes (never in clear), so they are compared by hashing.
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
     return this.clientSecret === undefined ? false : verifySecret(actual, this.clientSecret);
@@ -154,6 +216,6 @@ function ttlOf(oauth: OAuthConfig): NonNullable<Configuration["ttl"]> {
     Grant: oauth.refreshTokenTtlSeconds,
     IdToken: oauth.accessTokenTtlSeconds,
     Interaction: 3_600,
-    Session: 86_400,
+    Session: oauth.sessionTtlSeconds,
   };
 }

@@ -1,10 +1,11 @@
-import { Injectable, type NestMiddleware } from "@nestjs/common";
+import { Inject, Injectable, type NestMiddleware } from "@nestjs/common";
 import { urlencoded } from "body-parser";
 import type { NextFunction, Request, Response } from "express";
 import { PROBLEM_PAGE, type ProblemPage } from "../common/problem.filter";
+import { APP_CONFIG, type AppConfig } from "../config/config";
 import { PayloadTooLargeException } from "../security/security.problems";
 import { errorPage } from "./interaction-pages";
-import { InvalidFormException } from "./oauth.problems";
+import { InteractionFailedException, InvalidFormException } from "./oauth.problems";
 
 /** The sign-in forms hold two short fields. */
 export const FORM_LIMIT_BYTES = 8 * 1024;
@@ -18,21 +19,43 @@ const parseForm = urlencoded({ extended: false, limit: FORM_LIMIT_BYTES });
 
 const showProblem: ProblemPage = (problem) => errorPage(problem.detail);
 
+/** Sec-Fetch-Site values of a request that a page of this origin (or the user) started. */
+const OWN_SITE = new Set(["same-origin", "none"]);
+
 /**
  * Runs before the sign-in pages: they are never cached, load nothing from elsewhere, show their
  * problems as a page (ProblemFilter) and get their form bodies parsed, since the api has no global
- * body parser.
+ * body parser. Their forms take posts from their own origin only: a browser says where a post comes
+ * from (Sec-Fetch-Site, Origin), and a page of another site posting with the user's cookies (which
+ * SameSite=Lax alone does not always keep out) is refused. A client sending neither header is not a
+ * browser carrying someone's cookies; the provider's cookies still bind the post to the interaction.
  */
 @Injectable()
 export class InteractionPagesMiddleware implements NestMiddleware {
+  private readonly origin: string;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.origin = new URL(config.oauth.publicUrl).origin;
+  }
+
   async use(request: Request, response: Response, next: NextFunction): Promise<void> {
     response.set(PAGE_HEADERS);
     response.locals[PROBLEM_PAGE] = showProblem;
+    if (request.method === "POST" && !this.fromOwnPage(request)) {
+      throw new InteractionFailedException("This form was posted from another site; open the sign-in again.");
+    }
     // Thrown, not passed to next(), so that the problem filter answers a bad body.
     await new Promise<void>((resolve, reject) => {
       parseForm(request, response, (error?: unknown) => (error === undefined ? resolve() : reject(formProblem(error))));
     });
     next();
+  }
+
+  private fromOwnPage(request: Request): boolean {
+    const site = request.headers["sec-fetch-site"];
+    if (site !== undefined && !OWN_SITE.has(site)) return false;
+    const origin = request.headers.origin;
+    return origin === undefined || origin === this.origin;
   }
 }
 

@@ -31,7 +31,7 @@ export class OAuthPayloadAdapter {
 
       upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
         const { jti: _secret, ...stored } = payload;
-        return payloads.upsert(this.model, hashToken(id), stored, expiresIn);
+        return payloads.upsert(this.model, hashToken(id), withoutSessionCookie(stored), expiresIn);
       }
 
       async find(id: string): Promise<AdapterPayload | undefined> {
@@ -68,6 +68,16 @@ export class OAuthPayloadAdapter {
       }
     };
   }
+}
+
+/**
+ * A pending interaction names its session by the session's cookie, which the provider never reads
+ * back (it binds the interaction by the session's uid): stored as its hash, the session row's id.
+ */
+function withoutSessionCookie(payload: AdapterPayload): AdapterPayload {
+  const session = payload.session as { cookie?: unknown } | undefined;
+  if (typeof session?.cookie !== "string") return payload;
+  return { ...payload, session: { ...session, cookie: hashToken(session.cookie) } } as AdapterPayload;
 }
 
 /**

@@ -15,6 +15,7 @@ import { OAuthClientRepository } from "./oauth-client.repository";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import { OAuthPayloadRepository } from "./oauth-payload.repository";
 import { OAuthPayloadSweeper } from "./oauth-payload.sweeper";
+import { PublicUrlMiddleware } from "./public-url.middleware";
 
 /**
  * The built-in authorization server (AUTH_SERVER, on by default) under /oauth of the api's own
@@ -39,6 +40,7 @@ import { OAuthPayloadSweeper } from "./oauth-payload.sweeper";
 })
 export class OAuthModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(PublicUrlMiddleware).forRoutes(InteractionController, AuthorizationServerController);
     consumer.apply(InteractionPagesMiddleware).forRoutes(InteractionController);
   }
 }

@@ -6,12 +6,15 @@ import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 
 const USAGE = `usage: pnpm oauth:rotate-keys [--activate-after <seconds>] [--overlap <seconds>]
        pnpm oauth:rotate-keys --retire
+       pnpm oauth:rotate-keys --seal
 
 Adds a new signing key to the built-in authorization server: published in the JWKS at once, signing
 from --activate-after seconds on (default 0), while every older key keeps verifying for --overlap
 seconds more (default: OAUTH_ACCESS_TOKEN_TTL_SECONDS + OAUTH_CLOCK_SKEW_SECONDS), then retires.
-Replicas read the keys when they start: restart them (one by one) after a rotation.
---retire deletes the keys whose overlap has ended (a rotation does that too).`;
+Every replica reads the keys again within OAUTH_KEYS_RELOAD_SECONDS: no restart is needed.
+--retire deletes the keys whose overlap has ended (a rotation does that too).
+--seal encrypts, with OAUTH_KEY_ENCRYPTION_KEY, the keys stored in clear before it was set
+(while it is set, the api uses no key stored in clear).`;
 
 function seconds(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -23,13 +26,14 @@ function seconds(name: string, raw: string | undefined, fallback: number): numbe
 
 /** The command, given its arguments and environment; returns the exit code. */
 export async function rotateKeys(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
-  let options: { retire: boolean; activateAfterSeconds: number; overlapSeconds: number };
+  let options: { retire: boolean; seal: boolean; activateAfterSeconds: number; overlapSeconds: number };
   let config: AppConfig;
   try {
     const { values } = parseArgs({
       args: argv,
       options: {
         retire: { type: "boolean", default: false },
+        seal: { type: "boolean", default: false },
         "activate-after": { type: "string" },
         overlap: { type: "string" },
         help: { type: "boolean", default: false },
@@ -42,6 +46,7 @@ export async function rotateKeys(argv: string[], env: NodeJS.ProcessEnv, out: (l
     config = loadConfig(env);
     options = {
       retire: values.retire === true,
+      seal: values.seal === true,
       activateAfterSeconds: seconds("activate-after", values["activate-after"], 0),
       overlapSeconds: seconds(
         "overlap",
@@ -57,6 +62,15 @@ export async function rotateKeys(argv: string[], env: NodeJS.ProcessEnv, out: (l
   const prepared = await prepareDatabase({ ...config, embeddedSeedDemo: false }, new Logger("oauth:rotate-keys"));
   try {
     const keys = new OAuthKeysRepository(prepared.database, config);
+    if (options.seal) {
+      const sealed = await keys.sealClearRows();
+      out(
+        sealed.length === 0
+          ? "no key row stored in clear"
+          : `sealed ${sealed.length} key row(s) stored in clear: ${sealed.join(", ")}`,
+      );
+      return 0;
+    }
     if (options.retire) {
       const removed = await keys.removeRetired();
       out(
@@ -73,7 +87,9 @@ export async function rotateKeys(argv: string[], env: NodeJS.ProcessEnv, out: (l
       out(`key(s) ${rotation.retiring.join(", ")} verify until ${rotation.retiresAt.toISOString()}, then retire`);
     }
     if (rotation.removed.length > 0) out(`deleted retired signing key(s) ${rotation.removed.join(", ")}`);
-    out("restart every replica so that it publishes and signs with the new key");
+    out(
+      `every replica publishes the new key within OAUTH_KEYS_RELOAD_SECONDS (${config.oauth.keysReloadSeconds} s), with no restart`,
+    );
     return 0;
   } finally {
     await prepared.close();

@@ -1,9 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { createDatabase } from "@community/db";
+import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import { createDatabase, hashToken } from "@community/db";
 import { createApp } from "../app.factory";
+import { BuiltInIssuerKeys } from "../auth/built-in-issuer-keys";
+import { type JWK, loadJose } from "../auth/jose";
 import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 import { type Backend, testConfig } from "../testing/e2e-app";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
+import { AuthorizationServer } from "./authorization-server";
+import { rotateKeys } from "./rotate-keys";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
@@ -47,6 +51,64 @@ describe.each(backends)("authorization server secrets at rest on %s", (backend) 
     await expect(oidc.refreshTokenGrant(client, refreshToken)).rejects.toMatchObject({ error: "invalid_grant" });
   });
 
+  it("keeps no session cookie in a pending interaction, only its hash", async () => {
+    const oidc = await loadOpenIdClient();
+    const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
+    const { url } = await authorizationRequest(oidc, client);
+    const browser = new OAuthBrowser(e2e.origin);
+    const signIn = await browser.follow(await browser.fetch(url), url.toString());
+    const login = new URL(OAuthBrowser.formAction((await signIn.page?.text()) ?? "", "/login"), e2e.origin);
+    // Signed in, at the consent page: its interaction is bound to the new session.
+    const consent = await browser.follow(
+      await browser.fetch(login, { method: "POST", form: RUNNER }),
+      login.toString(),
+    );
+    expect(await consent.page?.text()).toContain('/confirm"');
+    const rows = await e2e.database.prisma.$queryRaw<{ cookie: string }[]>`
+      SELECT payload->'session'->>'cookie' AS cookie FROM oauth_payloads
+      WHERE model = 'Interaction' AND payload->'session'->>'cookie' IS NOT NULL`;
+    expect(rows.length).toBeGreaterThan(0);
+    const sessionIds = new Set(
+      (await e2e.database.prisma.oAuthPayload.findMany({ where: { model: "Session" } })).map((row) => row.id),
+    );
+    for (const { cookie } of rows) {
+      // Stored in clear, the value would be a cookie whose hash is a session's id.
+      expect(sessionIds.has(hashToken(cookie))).toBe(false);
+      expect(sessionIds.has(cookie)).toBe(true);
+    }
+  });
+
+  it("neither publishes nor verifies with a key row planted in clear", async () => {
+    const jwk = {
+      ...generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "jwk" }),
+      kid: "planted",
+      alg: "ES256",
+      use: "sig",
+    };
+    await e2e.database.prisma.oAuthKey.create({ data: { id: "planted", kind: "signing", material: jwk } });
+    await e2e.app.get(AuthorizationServer).reloadKeys();
+    await e2e.app.get(BuiltInIssuerKeys).reload();
+    const kids = ((await (await fetch(`${e2e.issuer}/jwks`)).json()) as { keys: { kid: string }[] }).keys;
+    expect(kids.map((key) => key.kid)).not.toContain("planted");
+    const row = await e2e.database.prisma.oAuthKey.findUniqueOrThrow({ where: { id: "planted" } });
+    expect(row.material).not.toHaveProperty("sealed");
+    const jose = await loadJose();
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await new jose.SignJWT({ sub: RUNNER.username, client_id: "x", scope: "community:read" })
+      .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: "planted" })
+      .setIssuer(e2e.issuer)
+      .setAudience(e2e.origin)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 300)
+      .setJti(randomUUID())
+      .sign(await jose.importJWK(jwk as JWK, "ES256"));
+    const response = await fetch(`${e2e.origin}/v1/me/community/team/events`, {
+      headers: { authorization: `Bearer ${forged}` },
+    });
+    expect(response.status).toBe(401);
+    await e2e.database.prisma.oAuthKey.delete({ where: { id: "planted" } });
+  });
+
   it("stores the private signing key and the cookie secret encrypted", async () => {
     const rows = await e2e.database.prisma.$queryRaw<{ kind: string; material: string }[]>`
       SELECT kind, material::text AS material FROM oauth_keys`;
@@ -86,12 +148,19 @@ describe("keys stored in clear before a key encryption key is set", () => {
     await e2e?.close();
   });
 
-  it("are sealed on the next start with the key, and stay the same keys", async () => {
+  it("stop a start with the key until `oauth:rotate-keys --seal` seals them, staying the same keys", async () => {
     const jwksBefore = await (await fetch(`${e2e.issuer}/jwks`)).json();
     const database = createDatabase({ url: e2e.url, poolMax: 2, onIdleError: () => undefined });
-    const app = await createApp(testConfig({ PUBLIC_URL: e2e.origin, OAUTH_KEY_ENCRYPTION_KEY: KEY }), database, {
-      logger: false,
-    });
+    const config = testConfig({ PUBLIC_URL: e2e.origin, OAUTH_KEY_ENCRYPTION_KEY: KEY });
+    // Sealing them on start would also seal a row someone planted in clear: it takes the command.
+    await expect(new OAuthKeysRepository(database, config).loadOrCreate()).rejects.toThrow(
+      /oauth_keys holds keys stored in clear while OAUTH_KEY_ENCRYPTION_KEY is set: seal them with pnpm oauth:rotate-keys --seal/,
+    );
+    const lines: string[] = [];
+    const env = { DATABASE_URL: e2e.url, OAUTH_KEY_ENCRYPTION_KEY: KEY, LOG_LEVEL: "silent" };
+    expect(await rotateKeys(["--seal"], env, (line) => lines.push(line))).toBe(0);
+    expect(lines.join("\n")).toMatch(/^sealed 2 key row\(s\) stored in clear: /);
+    const app = await createApp(config, database, { logger: false });
     try {
       await app.init();
       const rows = await database.prisma.oAuthKey.findMany();

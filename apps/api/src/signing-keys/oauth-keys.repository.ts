@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, type JsonWebKey, randomBytes } from "node:crypto";
 import type { Database } from "@community/db";
-import { Inject, Injectable } from "@nestjs/common";
+import { Inject, Injectable, Logger } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
 import { isSealed, open, seal } from "./key-encryption";
@@ -45,7 +45,10 @@ const activeSince = (key: SigningKey) => (key.activatesAt ?? key.createdAt).getT
  */
 @Injectable()
 export class OAuthKeysRepository {
+  private readonly logger = new Logger(OAuthKeysRepository.name);
   private readonly encryptionKey: Buffer | undefined;
+  /** Rows in clear refused while a key encryption key is set, each logged once. */
+  private readonly refused = new Set<string>();
 
   constructor(
     @Inject(DATABASE) private readonly database: Database,
@@ -56,9 +59,11 @@ export class OAuthKeysRepository {
 
   async loadOrCreate(now = new Date()): Promise<AuthorizationServerKeys> {
     const existing = await this.read(now);
-    if (existing.signing.length > 0 && existing.cookies.length > 0) {
-      await this.sealClearRows();
-      return existing;
+    if (existing.signing.length > 0 && existing.cookies.length > 0) return existing;
+    if (this.refused.size > 0) {
+      throw new Error(
+        `oauth_keys holds keys stored in clear while OAUTH_KEY_ENCRYPTION_KEY is set: seal them with pnpm oauth:rotate-keys --seal (rows ${[...this.refused].join(", ")})`,
+      );
     }
 
     const signing = generateSigningKey();
@@ -83,7 +88,8 @@ export class OAuthKeysRepository {
   /**
    * Adds a signing key that signs from `activateAfterSeconds` on, and retires every older key
    * `overlapSeconds` after that (tokens they signed keep verifying until then); deletes the keys
-   * whose retirement has passed. Running replicas take the new key on their next start.
+   * whose retirement has passed. Running replicas take the new key at their next reload
+   * (OAUTH_KEYS_RELOAD_SECONDS).
    */
   async rotate(options: { activateAfterSeconds: number; overlapSeconds: number; now?: Date }) {
     const now = options.now ?? new Date();
@@ -128,7 +134,8 @@ export class OAuthKeysRepository {
   }
 
   private async read(now: Date): Promise<AuthorizationServerKeys> {
-    const rows = await this.database.prisma.oAuthKey.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const all = await this.database.prisma.oAuthKey.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const rows = all.filter((row) => this.usable(row));
     const signing = rows
       .filter((row) => row.kind === "signing" && (row.retiresAt === null || row.retiresAt > now))
       .map((row) => ({
@@ -166,16 +173,38 @@ export class OAuthKeysRepository {
     }
   }
 
-  /** Once a key encryption key is set, keys stored in clear before are sealed in place. */
-  private async sealClearRows(): Promise<void> {
-    if (this.encryptionKey === undefined) return;
-    const rows = await this.database.prisma.oAuthKey.findMany();
-    for (const row of rows.filter((candidate) => !isSealed(candidate.material))) {
-      await this.database.prisma.oAuthKey.updateMany({
-        where: { id: row.id, material: { equals: row.material as object } },
-        data: { material: seal(row.material, this.encryptionKey, row.id) },
-      });
+  /**
+   * With a key encryption key set, a row in clear is never used: sealing is what proves a row was
+   * written by someone holding the key, so a row planted by someone who can only write the table
+   * neither signs nor is published. Keys stored in clear before the key was set are sealed by the
+   * operator's command (sealClearRows), not on start.
+   */
+  private usable(row: { id: string; material: unknown }): boolean {
+    if (this.encryptionKey === undefined || isSealed(row.material)) return true;
+    if (!this.refused.has(row.id)) {
+      this.refused.add(row.id);
+      this.logger.error(
+        `oauth_keys row ${row.id} is stored in clear while OAUTH_KEY_ENCRYPTION_KEY is set: it is not used; seal it with pnpm oauth:rotate-keys --seal if it is yours, else delete it`,
+      );
     }
+    return false;
+  }
+
+  /** `oauth:rotate-keys --seal`: seals, in place, the rows stored before a key encryption key was set. */
+  async sealClearRows(): Promise<string[]> {
+    const key = this.encryptionKey;
+    if (key === undefined) throw new Error("--seal needs OAUTH_KEY_ENCRYPTION_KEY (or _FILE): the key to seal with");
+    const rows = await this.database.prisma.oAuthKey.findMany();
+    const sealed: string[] = [];
+    for (const row of rows.filter((candidate) => !isSealed(candidate.material))) {
+      const updated = await this.database.prisma.oAuthKey.updateMany({
+        where: { id: row.id, material: { equals: row.material as object } },
+        data: { material: seal(row.material, key, row.id) },
+      });
+      if (updated.count === 1) sealed.push(row.id);
+    }
+    this.refused.clear();
+    return sealed;
   }
 }
 

@@ -12,8 +12,11 @@ export class OAuthBrowser {
     private readonly headers: Record<string, string> = {},
   ) {}
 
-  async fetch(url: string | URL, init: { method?: string; form?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...this.headers };
+  async fetch(
+    url: string | URL,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { ...this.headers, ...init.headers };
     if (this.cookies.size > 0) {
       headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
     }

@@ -1,0 +1,74 @@
+import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
+import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
+import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
+import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
+
+/**
+ * The sign-in and consent forms accept posts from the server's own pages only: a page elsewhere
+ * that posts to them with the browser's cookies (SameSite=Lax lets a top-level POST through in
+ * some browsers) is refused by its Origin or Sec-Fetch-Site header.
+ */
+describe("cross-site posts to the sign-in forms", () => {
+  let e2e: OAuthE2eApp;
+
+  beforeAll(async () => {
+    e2e = await startOAuthApp("postgres", oauthFixture());
+  }, 120_000);
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  /** A browser at the sign-in page of a fresh authorization request, and the login form's URL. */
+  async function atSignIn(headers: Record<string, string>) {
+    const oidc = await loadOpenIdClient();
+    const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
+    const { url } = await authorizationRequest(oidc, client);
+    const browser = new OAuthBrowser(e2e.origin, headers);
+    const step = await browser.follow(await browser.fetch(url), url.toString());
+    const action = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/login"), e2e.origin);
+    return { browser, action, url };
+  }
+
+  it.each([
+    ["Origin names another site", { origin: "https://evil.example" }],
+    ["Origin is null", { origin: "null" }],
+    ["Sec-Fetch-Site is cross-site", { "sec-fetch-site": "cross-site" }],
+    ["Sec-Fetch-Site is same-site (another origin of the site)", { "sec-fetch-site": "same-site" }],
+  ])("refuses a sign-in whose %s", async (_case, headers) => {
+    const { browser, action } = await atSignIn(headers);
+    const response = await browser.fetch(action, { method: "POST", form: RUNNER });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+    expect(await response.text()).toContain("posted from another site");
+  });
+
+  it("refuses a cross-site consent", async () => {
+    const oidc = await loadOpenIdClient();
+    const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
+    const { url } = await authorizationRequest(oidc, client);
+    const browser = new OAuthBrowser(e2e.origin);
+    let step = await browser.follow(await browser.fetch(url), url.toString());
+    const login = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/login"), e2e.origin);
+    step = await browser.follow(await browser.fetch(login, { method: "POST", form: RUNNER }), login.toString());
+    const confirm = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/confirm"), e2e.origin);
+    const response = await browser.fetch(confirm, {
+      method: "POST",
+      form: {},
+      headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("posted from another site");
+  });
+
+  it("accepts posts from its own pages (same origin) and from clients that send neither header", async () => {
+    const oidc = await loadOpenIdClient();
+    const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
+    const variants: Record<string, string>[] = [{ origin: e2e.origin, "sec-fetch-site": "same-origin" }, {}];
+    for (const headers of variants) {
+      const { url } = await authorizationRequest(oidc, client);
+      const callback = await signInAndConsent(new OAuthBrowser(e2e.origin, headers), url, RUNNER, e2e.origin);
+      expect(callback.searchParams.get("code")).toEqual(expect.any(String));
+    }
+  });
+});

@@ -1,0 +1,55 @@
+import type { Backend } from "../testing/e2e-app";
+import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
+import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI } from "../testing/oauth-fixture";
+
+const backends: Backend[] = ["postgres", "embedded"];
+const LIMIT = 10;
+
+/**
+ * Pushed authorization requests (RFC 9126) are stored for anyone who names a public client: like
+ * /oauth/auth, they are limited per address, and their size is bounded.
+ */
+describe.each(backends)("pushed authorization requests on %s", (backend) => {
+  let e2e: OAuthE2eApp;
+
+  beforeAll(async () => {
+    e2e = await startOAuthApp(backend, oauthFixture(), {
+      OAUTH_RATE_LIMIT_MAX: String(LIMIT),
+      TRUST_PROXY: "loopback",
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  const stored = () => e2e.database.prisma.oAuthPayload.count({ where: { model: "PushedAuthorizationRequest" } });
+  const push = (state: string, from: string) =>
+    fetch(`${e2e.issuer}/request`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": from },
+      body: new URLSearchParams({
+        client_id: PUBLIC_CLIENT.clientId,
+        response_type: "code",
+        redirect_uri: REDIRECT_URI,
+        scope: "community:read",
+        code_challenge: "a".repeat(43),
+        code_challenge_method: "S256",
+        state,
+      }),
+    });
+
+  it("refuses a request body beyond the bound, storing nothing", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 70; i++) statuses.push((await push("x".repeat(20_000), "203.0.113.1")).status);
+    expect(statuses.filter((status) => status !== 413)).toEqual([]);
+    expect(await stored()).toBe(0);
+  });
+
+  it("stores at most OAUTH_RATE_LIMIT_MAX requests per address and window", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 5; i++) statuses.push((await push(`state-${i}`, "203.0.113.2")).status);
+    expect(statuses).toEqual([...Array(LIMIT).fill(201), ...Array(5).fill(429)]);
+    expect(await stored()).toBe(LIMIT);
+  });
+});

@@ -4,7 +4,7 @@ import request from "supertest";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { reportFault, timed } from "../testing/fault-report";
 import { oauthFixture } from "../testing/oauth-fixture";
-import { TestIssuer } from "../testing/test-issuer";
+import { TestIssuer } from "./testing/test-issuer";
 
 const EVENTS = "/v1/me/community/team/events";
 const INBOUND = 200;

@@ -1,6 +1,6 @@
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { authorizationRequest, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
+import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 
 /**

@@ -3,7 +3,7 @@ import { BuiltInIssuerKeys } from "../auth/built-in-issuer-keys";
 import { type JWK, loadJose } from "../auth/jose";
 import type { Backend } from "../testing/e2e-app";
 import { reportFault } from "../testing/fault-report";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { AuthorizationServer } from "./authorization-server";
 import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";

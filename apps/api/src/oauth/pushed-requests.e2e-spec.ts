@@ -1,5 +1,5 @@
 import type { Backend } from "../testing/e2e-app";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI } from "../testing/oauth-fixture";
 
 const backends: Backend[] = ["postgres", "embedded"];

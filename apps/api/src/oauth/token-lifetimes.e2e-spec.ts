@@ -1,7 +1,7 @@
 import type { Backend } from "../testing/e2e-app";
-import { type OAuthE2eApp, startOAuthApp } from "../testing/oauth-app";
-import { OAuthBrowser, signInAndConsent } from "../testing/oauth-browser";
-import { authorizationRequest, type ClientConfig, discoverAs, loadOpenIdClient } from "../testing/oauth-client";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
+import { authorizationRequest, type ClientConfig, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 
 const backends: Backend[] = ["postgres", "embedded"];

@@ -1,7 +1,7 @@
+import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
-import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 
 /**
  * The sign-in and consent forms accept posts from the server's own pages only: a page elsewhere

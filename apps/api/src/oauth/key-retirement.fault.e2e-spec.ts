@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { BuiltInIssuerKeys } from "../auth/built-in-issuer-keys";
 import { type JWK, loadJose } from "../auth/jose";
+import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 import type { Backend } from "../testing/e2e-app";
 import { reportFault } from "../testing/fault-report";
-import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { AuthorizationServer } from "./authorization-server";
-import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 
 const backends: Backend[] = ["postgres", "embedded"];
 

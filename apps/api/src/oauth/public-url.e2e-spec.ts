@@ -1,7 +1,7 @@
 import request from "supertest";
+import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
-import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 
 const EVIL = "evil.example";
 const ENDPOINTS = ["authorization_endpoint", "token_endpoint", "jwks_uri", "end_session_endpoint"] as const;

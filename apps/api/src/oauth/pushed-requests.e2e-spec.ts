@@ -1,6 +1,6 @@
 import type { Backend } from "../testing/e2e-app";
-import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI } from "../testing/oauth-fixture";
+import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 
 const backends: Backend[] = ["postgres", "embedded"];
 const LIMIT = 10;

@@ -1,8 +1,8 @@
 import type { Backend } from "../testing/e2e-app";
+import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import { authorizationRequest, type ClientConfig, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
-import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 
 const backends: Backend[] = ["postgres", "embedded"];
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
-import { memoryStorageOnFakeClock } from "../testing/memory-storage";
 import { FixedWindowMemoryStorage } from "./fixed-window-memory.storage";
+import { memoryStorageOnFakeClock } from "./testing/memory-storage";
 
 describe(FixedWindowMemoryStorage.name, () => {
   const storage = memoryStorageOnFakeClock();

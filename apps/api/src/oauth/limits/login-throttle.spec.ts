@@ -1,7 +1,7 @@
 import { Logger } from "@nestjs/common";
 import { loadConfig } from "../../config/config";
+import { memoryStorageOnFakeClock } from "../../rate-limit/testing/memory-storage";
 import { RedisConnection } from "../../redis/redis.provider";
-import { memoryStorageOnFakeClock } from "../../testing/memory-storage";
 import { LimitCounter } from "./limit-counter";
 import { LoginThrottle, lockoutTiers } from "./login-throttle";
 

@@ -1,4 +1,4 @@
-import { FixedWindowMemoryStorage } from "../rate-limit/fixed-window-memory.storage";
+import { FixedWindowMemoryStorage } from "../fixed-window-memory.storage";
 
 /**
  * For a describe block: each test gets a fresh in-memory limiter storage on jest's fake clock,

@@ -17,8 +17,10 @@ const showProblem: ProblemPage = (problem) => errorPage(problem.detail);
 export const PROVIDER_FORM_LIMIT_BYTES = 16 * 1024;
 
 /** The provider's endpoints that are limited per client address, each with a budget of its own. */
-function limitedEndpoint(request: Request): "auth" | "token" | "request" | undefined {
+function limitedEndpoint(request: Request): "auth" | "token" | "request" | "end-session" | undefined {
   if (request.path === "/oauth/auth") return "auth";
+  // The sign-out page stores a session (its state) for a caller who has none.
+  if (request.path.startsWith("/oauth/session/end")) return "end-session";
   if (request.method !== "POST") return undefined;
   if (request.path === "/oauth/token") return "token";
   // RFC 9126: stores the request for anyone naming a public client, as /oauth/auth does.
@@ -29,7 +31,7 @@ function limitedEndpoint(request: Request): "auth" | "token" | "request" | undef
 /**
  * Bounds the form bodies of the provider's POST endpoints (a body must declare its length), and
  * limits the authorization endpoint (each request stores an interaction), the pushed-request
- * endpoint (each stores the request) and the token endpoint (each request checks a code, a
+ * endpoint (each stores the request), the sign-out page (each may store a session) and the token endpoint (each request checks a code, a
  * verifier or a client secret) per client address. Refusals are the
  * api's 429 `rate-limited` problem with Retry-After: problem+json at /oauth/token (a client reads
  * the status and Retry-After; RFC 6749 has no error code for it), a page at /oauth/auth (a browser).
@@ -58,7 +60,8 @@ export class OAuthEndpointLimitGuard implements CanActivate {
     const key = `oauth:${endpoint}:${request.ip ?? "unknown"}`;
     const wait = await this.counter.hit([{ key, windowMs, limit: max, blockMs: windowMs }]);
     if (wait === 0) return true;
-    if (endpoint === "auth") context.switchToHttp().getResponse<Response>().locals[PROBLEM_PAGE] = showProblem;
+    if (endpoint === "auth" || endpoint === "end-session")
+      context.switchToHttp().getResponse<Response>().locals[PROBLEM_PAGE] = showProblem;
     throw new RateLimitedException(wait, max, windowSeconds);
   }
 }

@@ -6,10 +6,11 @@ const backends: Backend[] = ["postgres", "embedded"];
 const LIMIT = 10;
 
 /**
- * Pushed authorization requests (RFC 9126) are stored for anyone who names a public client: like
- * /oauth/auth, they are limited per address, and their size is bounded.
+ * What the authorization server stores for a caller who has proven nothing: pushed authorization
+ * requests (RFC 9126, for anyone naming a public client) and the session that the sign-out page
+ * starts. Like /oauth/auth, each is limited per address; the pushed request's size is bounded.
  */
-describe.each(backends)("pushed authorization requests on %s", (backend) => {
+describe.each(backends)("rows stored for anonymous callers on %s", (backend) => {
   let e2e: OAuthE2eApp;
 
   beforeAll(async () => {
@@ -23,7 +24,7 @@ describe.each(backends)("pushed authorization requests on %s", (backend) => {
     await e2e?.close();
   });
 
-  const stored = () => e2e.database.prisma.oAuthPayload.count({ where: { model: "PushedAuthorizationRequest" } });
+  const stored = (model = "PushedAuthorizationRequest") => e2e.database.prisma.oAuthPayload.count({ where: { model } });
   const push = (state: string, from: string) =>
     fetch(`${e2e.issuer}/request`, {
       method: "POST",
@@ -51,5 +52,16 @@ describe.each(backends)("pushed authorization requests on %s", (backend) => {
     for (let i = 0; i < LIMIT + 5; i++) statuses.push((await push(`state-${i}`, "203.0.113.2")).status);
     expect(statuses).toEqual([...Array(LIMIT).fill(201), ...Array(5).fill(429)]);
     expect(await stored()).toBe(LIMIT);
+  });
+
+  it("stores at most OAUTH_RATE_LIMIT_MAX sign-out sessions per address and window", async () => {
+    const before = await stored("Session");
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 5; i++) {
+      const response = await fetch(`${e2e.issuer}/session/end`, { headers: { "x-forwarded-for": "203.0.113.3" } });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([...Array(LIMIT).fill(200), ...Array(5).fill(429)]);
+    expect((await stored("Session")) - before).toBeLessThanOrEqual(LIMIT);
   });
 });

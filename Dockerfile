@@ -58,7 +58,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lo
 
 # Keeps pnpm from `base` so that `pnpm db:migrate` works as documented in the README.
 FROM base AS runtime
+# HOST: every interface, so that a published port reaches the api (alone, the embedded demo listens on loopback).
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=3000
 # Production node_modules and manifests, then the compiled output (the generated Prisma client
 # is TypeScript compiled into packages/db/dist). Files stay owned by root: the app only reads them.

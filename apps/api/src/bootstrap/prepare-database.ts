@@ -1,6 +1,7 @@
 import {
   createDatabase,
   type Database,
+  DataDirLockedError,
   type EmbeddedPostgres,
   migrateDeploy,
   migrationState,
@@ -125,7 +126,9 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
   }
 
   logger.log(`no DATABASE_URL: using the embedded PostgreSQL in ${config.embeddedDataDir}`);
-  const embedded = await startEmbeddedPostgres({ dataDir: config.embeddedDataDir });
+  const embedded = await startEmbeddedPostgres({ dataDir: config.embeddedDataDir }).catch((error: unknown) => {
+    throw error instanceof DataDirLockedError ? new StartupError(error.message) : error;
+  });
   // PGlite is a single session: one pooled connection keeps every transaction isolated.
   const database = open(config, embedded.url, 1, logger);
   const close = async () => {

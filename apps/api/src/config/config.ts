@@ -290,10 +290,11 @@ function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
 export const EnvSchema = z.object({
   PORT: integer("PORT", 0, 65535, 3000),
+  // Unset: loopback for the embedded demo (its tokens are public), every interface with DATABASE_URL.
   HOST: z
     .string()
     .optional()
-    .transform((v) => v || "0.0.0.0"),
+    .transform((v) => v || undefined),
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
   EMBEDDED_DATA_DIR: z
@@ -510,7 +511,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (e.DATABASE_URL === undefined ? "127.0.0.1" : "0.0.0.0"),
     databaseUrl: e.DATABASE_URL,
     databaseReadUrl: e.DATABASE_READ_URL,
     embeddedDataDir: e.EMBEDDED_DATA_DIR,

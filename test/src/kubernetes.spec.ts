@@ -130,6 +130,40 @@ function routeOf(controller: object, method: (...args: never[]) => unknown): str
   return `/${metadata.getMetadata("path", controller)}/${metadata.getMetadata("path", method)}`;
 }
 
+/** Seconds the api may take to close its connections, Redis and the pool after its timeout (5 s each, at once). */
+const CLOSING_MARGIN_SECONDS = 5;
+
+/**
+ * The pod's shutdown budget (docs/operations.md, "Graceful shutdown"): preStop sleep +
+ * SHUTDOWN_DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + the closing margin, against
+ * terminationGracePeriodSeconds; the variables as the api reads them (its defaults included).
+ */
+function shutdownBudget(objects: K8sObject[]) {
+  const { pod, container } = api(objects);
+  const preStop = container.lifecycle?.preStop;
+  const command = preStop?.exec?.command ?? [];
+  const preStopSeconds = preStop?.sleep?.seconds ?? (command[0] === "sleep" ? Number(command[1]) : 0);
+  const env = environment(objects, container);
+  const config = loadConfig({
+    SHUTDOWN_TIMEOUT_MS: env.get("SHUTDOWN_TIMEOUT_MS")?.value,
+    SHUTDOWN_DRAIN_DELAY_MS: env.get("SHUTDOWN_DRAIN_DELAY_MS")?.value,
+  });
+  const drainSeconds = config.shutdownDrainDelayMs / 1000;
+  return {
+    preStopSeconds,
+    drainSeconds,
+    totalSeconds: preStopSeconds + drainSeconds + config.shutdownTimeoutMs / 1000 + CLOSING_MARGIN_SECONDS,
+    graceSeconds: pod.terminationGracePeriodSeconds ?? 30,
+  };
+}
+
+/** A copy of a build with one ConfigMap value changed. */
+function withConfig(objects: K8sObject[], key: string, value: string): K8sObject[] {
+  return structuredClone(objects).map((o) =>
+    o.kind === "ConfigMap" ? { ...o, data: { ...(o.data as Record<string, string>), [key]: value } } : o,
+  );
+}
+
 const OVERLAYS = ["overlays/production", "overlays/production-redis"];
 const APP_BUILDS = ["base", ...OVERLAYS];
 
@@ -278,17 +312,11 @@ describe("deploy/kubernetes", () => {
       );
     });
 
-    it("drains before it stops: preStop sleep, then SHUTDOWN_TIMEOUT_MS, within the grace period", () => {
-      const { pod, container } = api(objects);
-      const preStop = container.lifecycle?.preStop;
-      const command = preStop?.exec?.command ?? [];
-      expect(command[0]).toBe("sleep");
-      const sleep = preStop?.sleep?.seconds ?? Number(command[1]);
-      expect(sleep).toBeGreaterThan(0);
-      const shutdownMs = loadConfig({
-        SHUTDOWN_TIMEOUT_MS: environment(objects, container).get("SHUTDOWN_TIMEOUT_MS")?.value,
-      }).shutdownTimeoutMs;
-      expect(sleep + shutdownMs / 1000).toBeLessThan(pod.terminationGracePeriodSeconds ?? 30);
+    it("fits the shutdown budget in the grace period, and drains once (preStop, not the app as well)", () => {
+      const budget = shutdownBudget(objects);
+      expect(budget.preStopSeconds).toBeGreaterThan(0);
+      expect(budget.drainSeconds).toBe(0);
+      expect(budget.totalSeconds).toBeLessThanOrEqual(budget.graceSeconds);
     });
 
     it("spreads replicas over zones and nodes, and the Service, HPA and PDB point at the api's pods", () => {
@@ -356,10 +384,38 @@ describe("deploy/kubernetes", () => {
     });
   });
 
-  it("migrates with the image the overlay's api runs", () => {
-    const image = (objects: K8sObject[]) => podOf(objects.find(podSpecOf) as K8sObject).containers[0]?.image;
+  it("migrates with the image the overlay's api runs, pulled the same way", () => {
+    const container = (objects: K8sObject[]) => podOf(objects.find(podSpecOf) as K8sObject).containers[0];
+    const image = (objects: K8sObject[]) => container(objects)?.image;
+    const policy = (objects: K8sObject[]) => (container(objects) as { imagePullPolicy?: string }).imagePullPolicy;
     expect(image(built("overlays/production/migrate"))).toBe(image(built("overlays/production")));
     expect(image(built("migrate"))).toBe(image(built("base")));
+    expect(policy(built("overlays/production/migrate"))).toBe(policy(built("overlays/production")));
+    expect(policy(built("base"))).toBe("IfNotPresent");
+  });
+
+  it("pins the production image by digest, never by a bare tag", () => {
+    for (const dir of [...OVERLAYS, "overlays/production/migrate"]) {
+      for (const object of built(dir).filter(podSpecOf)) {
+        for (const container of podOf(object).containers) {
+          expect({ dir, image: container.image }).toEqual({
+            dir,
+            image: expect.stringMatching(/^registry\.example\.com\/community-team@sha256:[0-9a-f]{64}$/),
+          });
+        }
+      }
+    }
+  });
+
+  it("refuses a shutdown budget over the grace period, and a drain in the app on top of preStop", () => {
+    const base = built("base");
+    expect(shutdownBudget(base).totalSeconds).toBeLessThanOrEqual(shutdownBudget(base).graceSeconds);
+    // 5 s preStop + 24 s + 5 s closing: SIGKILLed before the api is done.
+    const late = shutdownBudget(withConfig(base, "SHUTDOWN_TIMEOUT_MS", "24000"));
+    expect(late.totalSeconds).toBeGreaterThan(late.graceSeconds);
+    // The api's default drain (5 s) after the preStop sleep would drain twice.
+    const unset = withConfig(base, "SHUTDOWN_DRAIN_DELAY_MS", "");
+    expect(shutdownBudget(unset).drainSeconds).toBe(5);
   });
 });
 

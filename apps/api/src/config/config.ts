@@ -289,6 +289,11 @@ function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
 export const EnvSchema = z.object({
+  // Only "production" changes anything (GET /metrics then needs METRICS_TOKEN); other values are Node's business.
+  NODE_ENV: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
   PORT: integer("PORT", 0, 65535, 3000),
   // Unset: loopback for the embedded demo (its tokens are public), every interface with DATABASE_URL.
   HOST: z
@@ -381,6 +386,8 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Set: GET /metrics requires `Authorization: Bearer <metricsToken>`. */
   metricsToken: string | undefined;
+  /** NODE_ENV=production: GET /metrics is served only with a metricsToken (404 without one). */
+  production: boolean;
   /** Requests per window and key; 0 turns rate limiting off. */
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
@@ -553,6 +560,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     },
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
+    production: e.NODE_ENV === "production",
     rateLimitMax: e.RATE_LIMIT_MAX,
     rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
     redisUrl: e.REDIS_URL,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { EnvSchema, loadConfig } from "../../apps/api/src/config/config";
 import { HealthController } from "../../apps/api/src/health/health.controller";
+import { MetricsController } from "../../apps/api/src/metrics/metrics.controller";
 import { defined, type PackageJson, readJson, repoPath } from "./docker-files";
 import { type K8sObject, kustomizeBuild, podSpecOf, readYamlDocuments } from "./kustomize";
 
@@ -32,8 +33,12 @@ const built = (dir: string): K8sObject[] => defined(builds.get(dir), `a kustomiz
 
 /** Checks one object against the Kubernetes JSON schema shipped by kubernetes-models (offline). */
 async function schemaErrors(object: K8sObject): Promise<string | undefined> {
-  // apps/v1 + Deployment -> kubernetes-models/apps/v1/Deployment; v1 + Service -> kubernetes-models/v1/Service
-  const specifier = `kubernetes-models/${object.apiVersion}/${object.kind}`;
+  // apps/v1 + Deployment -> kubernetes-models/apps/v1/Deployment; v1 + Service -> kubernetes-models/v1/Service;
+  // the Prometheus Operator's kinds come from their own models package.
+  const models = object.apiVersion.startsWith("monitoring.coreos.com/")
+    ? "@kubernetes-models/prometheus-operator"
+    : "kubernetes-models";
+  const specifier = `${models}/${object.apiVersion}/${object.kind}`;
   let Model: new (data: unknown) => { validate(): void };
   try {
     Model = (await import(specifier))[object.kind];
@@ -164,7 +169,7 @@ function withConfig(objects: K8sObject[], key: string, value: string): K8sObject
   );
 }
 
-const OVERLAYS = ["overlays/production", "overlays/production-redis"];
+const OVERLAYS = ["overlays/production", "overlays/production-redis", "overlays/production-extras"];
 const APP_BUILDS = ["base", ...OVERLAYS];
 
 describe("deploy/kubernetes", () => {
@@ -350,6 +355,64 @@ describe("deploy/kubernetes", () => {
       // A drain never takes every replica at once.
       expect(pdb.maxUnavailable).toBeLessThan(hpa.minReplicas);
       expect(podOf(deployment).containers[0]?.name).toBe("api");
+    });
+  });
+
+  describe("the optional parts in overlays/production-extras", () => {
+    const objects = built("overlays/production-extras");
+    const { deployment, container } = api(objects);
+    const labels = podLabels(deployment);
+    const service = one(objects, "Service");
+    const servicePorts = (service.spec as { ports: Array<{ name: string; port: number }> }).ports;
+
+    it("scrapes /metrics of the api's Service with the METRICS_TOKEN of the Secret", () => {
+      const monitor = one(objects, "ServiceMonitor").spec as {
+        selector: { matchLabels: Record<string, string> };
+        endpoints: Array<{ port: string; path: string; authorization?: { type: string; credentials: object } }>;
+      };
+      expect(selects(monitor.selector.matchLabels, service.metadata.labels ?? {})).toBe(true);
+      expect(monitor.endpoints).toHaveLength(1);
+      const [endpoint] = monitor.endpoints;
+      expect(servicePorts.map((p) => p.name)).toContain(endpoint?.port);
+      expect(endpoint?.path).toBe(`/${Reflect.getMetadata("path", MetricsController)}`);
+      expect(endpoint?.authorization).toEqual({
+        type: "Bearer",
+        credentials: { name: SECRET, key: "METRICS_TOKEN" },
+      });
+      const token = (container.env ?? []).find((v) => v.name === "METRICS_TOKEN");
+      expect(token?.valueFrom?.secretKeyRef).toMatchObject({ name: SECRET, key: "METRICS_TOKEN" });
+    });
+
+    it("lets traffic reach the api pods on their http port only", () => {
+      const policy = one(objects, "NetworkPolicy").spec as {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: Array<{ ports: Array<{ port: string | number }> }>;
+      };
+      expect(selects(policy.podSelector.matchLabels, labels)).toBe(true);
+      expect(policy.policyTypes).toEqual(["Ingress", "Egress"]);
+      const ports = policy.ingress.flatMap((rule) => rule.ports.map((p) => p.port));
+      expect(ports).toEqual(["http"]);
+      expect(container.ports?.map((p) => p.name)).toContain("http");
+    });
+
+    it("routes the host of PUBLIC_URL to the api's Service", () => {
+      const ingress = one(objects, "Ingress").spec as {
+        tls: Array<{ hosts: string[] }>;
+        rules: Array<{
+          host: string;
+          http: { paths: Array<{ path: string; backend: { service: { name: string; port: { name: string } } } }> };
+        }>;
+      };
+      const publicUrl = new URL(defined(environment(objects, container).get("PUBLIC_URL")?.value, "PUBLIC_URL"));
+      expect(ingress.rules.map((r) => r.host)).toEqual([publicUrl.hostname]);
+      expect(ingress.tls.flatMap((t) => t.hosts)).toEqual([publicUrl.hostname]);
+      for (const rule of ingress.rules) {
+        for (const route of rule.http.paths) {
+          expect(route.backend.service.name).toBe(service.metadata.name);
+          expect(servicePorts.map((p) => p.name)).toContain(route.backend.service.port.name);
+        }
+      }
     });
   });
 

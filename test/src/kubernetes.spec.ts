@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { EnvSchema, loadConfig } from "../../apps/api/src/config/config";
@@ -315,6 +315,10 @@ describe("deploy/kubernetes", () => {
       expect(mebibytes(container.resources?.requests?.memory)).toBeLessThanOrEqual(
         mebibytes(container.resources?.limits?.memory),
       );
+      // The request covers the highest RSS the README publishes, with 25 % headroom.
+      const measured = /at most (\d+) MB under the full benchmark/.exec(readFileSync(repoPath("README.md"), "utf8"));
+      const peak = Number(defined(measured?.[1], "README.md's measured RSS peak"));
+      expect(mebibytes(container.resources?.requests?.memory)).toBeGreaterThanOrEqual(Math.ceil(peak * 1.25));
     });
 
     it("fits the shutdown budget in the grace period, and drains once (preStop, not the app as well)", () => {

@@ -3,7 +3,7 @@ import { READ_SCOPE } from "@community/domain";
 import { Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
 import { UserRepository } from "../users/user.repository";
-import { errorPage } from "./interaction-pages";
+import { errorPage, PAGE_CONTENT_SECURITY_POLICY } from "./interaction-pages";
 import { OAuthKeysRepository, SIGNING_ALGORITHM, signingKidAt } from "./oauth-keys.repository";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
@@ -134,6 +134,8 @@ export async function createAuthorizationServer(
     // The same minimal page as the login form, instead of the default one that loads web fonts.
     renderError: (ctx, out) => {
       ctx.type = "html";
+      // The api's default policy (default-src 'none') would block the page's inline style.
+      ctx.set("Content-Security-Policy", PAGE_CONTENT_SECURITY_POLICY);
       ctx.body = errorPage(`${out.error}: ${out.error_description ?? ""}`);
     },
   };

@@ -4,15 +4,15 @@
 #   docker run IMAGE                                     -> the api (node apps/api/dist/main.js); with
 #                                                           no DATABASE_URL, the embedded demo database
 #                                                           in /app/.data (a volume there keeps it)
-#   docker run IMAGE pnpm db:migrate                     -> prisma migrate deploy
+#   docker run IMAGE pnpm db:migrate                     -> the migrations (packages/db/dist/bin/migrate.js)
 #   docker run IMAGE node apps/seed/dist/cli.js --demo   -> demo data
 #
 # Why not `pnpm deploy`: it packs one package, but the runtime needs two apps, the root-level
 # prisma/ folder and the root `db:migrate` script. Why not `pnpm prune --prod`: pnpm does not
 # prune workspaces. So a separate stage installs the production dependencies from the same
-# lockfile; the Prisma CLI and @prisma/adapter-pg are production dependencies of @community/db,
-# which is what lets the runtime image run `prisma migrate deploy` (prisma.config.ts is loaded by
-# the CLI itself, so no TypeScript runtime is needed).
+# lockfile; `pnpm db:migrate` runs the compiled migration runner of @community/db over node-postgres,
+# and the Prisma CLI (a production dependency there) can still read `prisma migrate status`
+# (prisma.config.ts is loaded by the CLI itself, so no TypeScript runtime is needed).
 #
 # Checked without a Docker engine by test/src/dockerfile.spec.ts (what is copied, built and run)
 # and test/src/production-smoke.e2e-spec.ts (migrate, seed and CMD against PostgreSQL); keep COPY

@@ -28,6 +28,12 @@ describe("the embedded database's data directory", () => {
     await first.listening(120_000);
     // The demo, with its public tokens, listens on loopback unless HOST says otherwise.
     expect(first.entries().map((e) => e.msg)).toContainEqual(expect.stringMatching(/^listening on 127\.0\.0\.1:\d+$/));
+    // Once it listens, the "Ready" banner goes to stderr: stdout (not a terminal) stays JSON lines.
+    for (let waited = 0; waited < 10_000 && !first.stderr.includes("Ready."); waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(first.stdout.filter((line) => line.trim() !== "" && !line.startsWith("{"))).toEqual([]);
+    expect(first.stderr).toMatch(/^\nReady\. Try it with a demo token/);
 
     const second = start();
     expect(await second.exited).toBe(1);

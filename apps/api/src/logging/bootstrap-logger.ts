@@ -5,9 +5,12 @@ import { loggerParams } from "./logger-params";
 
 /**
  * Routes Nest's static Logger (used before the app exists, e.g. while the database is prepared)
- * through the same pino instance the app uses afterwards, so that every line is JSON.
+ * through the same pino instance the app uses afterwards, so that every line is JSON. Returns a
+ * flush: its lines are written asynchronously, and text printed after them must wait for it.
  */
-export function useStructuredLogs(config: AppConfig): void {
+export function useStructuredLogs(config: AppConfig): () => Promise<void> {
   const params = loggerParams(config);
-  Logger.overrideLogger(new PinoNestLogger(new PinoLogger(params), params));
+  const pino = new PinoLogger(params);
+  Logger.overrideLogger(new PinoNestLogger(pino, params));
+  return () => new Promise((resolve) => pino.logger.flush(() => resolve()));
 }

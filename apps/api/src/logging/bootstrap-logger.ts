@@ -1,5 +1,6 @@
 import { Logger } from "@nestjs/common";
 import { PinoLogger, Logger as PinoNestLogger } from "nestjs-pino";
+import { symbols } from "pino";
 import type { AppConfig } from "../config/config";
 import { loggerParams } from "./logger-params";
 
@@ -12,5 +13,27 @@ export function useStructuredLogs(config: AppConfig): () => Promise<void> {
   const params = loggerParams(config);
   const pino = new PinoLogger(params);
   Logger.overrideLogger(new PinoNestLogger(pino, params));
-  return () => new Promise((resolve) => pino.logger.flush(() => resolve()));
+  // The app's logger derives from the same root, hence the same stream.
+  return () => written((pino.logger as unknown as Record<symbol, PendingStream>)[symbols.streamSym] ?? {});
+}
+
+interface PendingStream {
+  _writing?: boolean;
+  once?(event: "drain", listener: () => void): void;
+  flush?(cb: () => void): void;
+}
+
+/**
+ * Resolves once the lines handed to the stream are written. pino's flush() does not wait for
+ * sonic-boom's asynchronous write (JSON lines) to finish, but its "drain" event does; the pretty
+ * transport's thread stream waits in flush().
+ */
+function written(stream: PendingStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream._writing !== undefined) {
+      if (stream._writing && stream.once) stream.once("drain", resolve);
+      else resolve();
+    } else if (stream.flush) stream.flush(() => resolve());
+    else resolve();
+  });
 }

@@ -79,7 +79,7 @@ RUN mkdir .data && chown 1000:1000 .data
 USER node
 EXPOSE 3000
 # Ready = the database answers and every migration is applied. The image has no curl; PORT is the
-# image's ENV or the one given to `docker run`. The first embedded start migrates and seeds (~15 s).
+# image's ENV or the one given to `docker run`. The first embedded start migrates and seeds (15-30 s).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The api keeps about 40 MB of live heap; left alone, V8 lets garbage pile up to a limit sized from

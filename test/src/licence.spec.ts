@@ -1,21 +1,8 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parse } from "yaml";
 import { buildOpenApiDocument } from "../../apps/api/src/openapi/openapi-document";
-import { readJson, repoPath } from "./docker-files";
-
-/** The workspace's package folders, from pnpm-workspace.yaml's globs (`apps/*`, `bench`, ...). */
-function workspacePackages(): string[] {
-  const globs = (parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8")) as { packages: string[] }).packages;
-  return globs.flatMap((glob) => {
-    if (!glob.endsWith("/*")) return [glob];
-    const parent = glob.slice(0, -2);
-    return readdirSync(repoPath(parent), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && existsSync(repoPath(parent, entry.name, "package.json")))
-      .map((entry) => path.join(parent, entry.name));
-  });
-}
+import { readJson, repoPath, workspacePackageDirs } from "./docker-files";
 
 describe("the project's licence", () => {
   it("ships the Apache License 2.0 text unchanged at the root", () => {
@@ -27,7 +14,7 @@ describe("the project's licence", () => {
   });
 
   it("names Apache-2.0 (SPDX) in every package.json of the workspace", () => {
-    const packages = ["", ...workspacePackages()];
+    const packages = ["", ...workspacePackageDirs()];
     expect(packages).toEqual(expect.arrayContaining(["apps/api", "packages/client", "apps/cli", "bench"]));
     const licences = Object.fromEntries(
       packages.map((dir) => [dir || ".", readJson<{ license?: string }>(path.join(dir, "package.json")).license]),

@@ -4,15 +4,15 @@
 #   docker run IMAGE                                     -> the api (node apps/api/dist/main.js); with
 #                                                           no DATABASE_URL, the embedded demo database
 #                                                           in /app/.data (a volume there keeps it)
-#   docker run IMAGE pnpm db:migrate                     -> prisma migrate deploy
+#   docker run IMAGE pnpm db:migrate                     -> the migrations (packages/db/dist/bin/migrate.js)
 #   docker run IMAGE node apps/seed/dist/cli.js --demo   -> demo data
 #
 # Why not `pnpm deploy`: it packs one package, but the runtime needs two apps, the root-level
 # prisma/ folder and the root `db:migrate` script. Why not `pnpm prune --prod`: pnpm does not
 # prune workspaces. So a separate stage installs the production dependencies from the same
-# lockfile; the Prisma CLI and @prisma/adapter-pg are production dependencies of @community/db,
-# which is what lets the runtime image run `prisma migrate deploy` (prisma.config.ts is loaded by
-# the CLI itself, so no TypeScript runtime is needed).
+# lockfile; `pnpm db:migrate` runs the compiled migration runner of @community/db over node-postgres,
+# and the Prisma CLI (a production dependency there) can still read `prisma migrate status`
+# (prisma.config.ts is loaded by the CLI itself, so no TypeScript runtime is needed).
 #
 # Checked without a Docker engine by test/src/dockerfile.spec.ts (what is copied, built and run)
 # and test/src/production-smoke.e2e-spec.ts (migrate, seed and CMD against PostgreSQL); keep COPY
@@ -58,7 +58,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lo
 
 # Keeps pnpm from `base` so that `pnpm db:migrate` works as documented in the README.
 FROM base AS runtime
+# HOST: every interface, so that a published port reaches the api (alone, the embedded demo listens on loopback).
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=3000
 # Production node_modules and manifests, then the compiled output (the generated Prisma client
 # is TypeScript compiled into packages/db/dist). Files stay owned by root: the app only reads them.
@@ -77,7 +79,7 @@ RUN mkdir .data && chown 1000:1000 .data
 USER node
 EXPOSE 3000
 # Ready = the database answers and every migration is applied. The image has no curl; PORT is the
-# image's ENV or the one given to `docker run`. The first embedded start migrates and seeds (~15 s).
+# image's ENV or the one given to `docker run`. The first embedded start migrates and seeds (15-30 s).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The api keeps about 40 MB of live heap; left alone, V8 lets garbage pile up to a limit sized from

@@ -2,8 +2,9 @@ import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { defineConfig } from "prisma/config";
 
-// The Prisma CLI runs migrations through the same node-postgres driver as the service: this keeps
-// `prisma migrate deploy` free of native engine downloads (see docs/database.md).
+// The Prisma CLI (`migrate status`, `migrate diff`) reaches the database through the same
+// node-postgres driver adapter as the service, with no native engine download. Migrations are
+// applied by src/migrations.ts (docs/database.md, "Migrations").
 export default defineConfig({
   experimental: { adapter: true },
   engine: "js",

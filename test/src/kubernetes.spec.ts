@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { EnvSchema, loadConfig } from "../../apps/api/src/config/config";
 import { HealthController } from "../../apps/api/src/health/health.controller";
+import { MetricsController } from "../../apps/api/src/metrics/metrics.controller";
 import { defined, type PackageJson, readJson, repoPath } from "./docker-files";
 import { type K8sObject, kustomizeBuild, podSpecOf, readYamlDocuments } from "./kustomize";
 
@@ -32,8 +33,12 @@ const built = (dir: string): K8sObject[] => defined(builds.get(dir), `a kustomiz
 
 /** Checks one object against the Kubernetes JSON schema shipped by kubernetes-models (offline). */
 async function schemaErrors(object: K8sObject): Promise<string | undefined> {
-  // apps/v1 + Deployment -> kubernetes-models/apps/v1/Deployment; v1 + Service -> kubernetes-models/v1/Service
-  const specifier = `kubernetes-models/${object.apiVersion}/${object.kind}`;
+  // apps/v1 + Deployment -> kubernetes-models/apps/v1/Deployment; v1 + Service -> kubernetes-models/v1/Service;
+  // the Prometheus Operator's kinds come from their own models package.
+  const models = object.apiVersion.startsWith("monitoring.coreos.com/")
+    ? "@kubernetes-models/prometheus-operator"
+    : "kubernetes-models";
+  const specifier = `${models}/${object.apiVersion}/${object.kind}`;
   let Model: new (data: unknown) => { validate(): void };
   try {
     Model = (await import(specifier))[object.kind];
@@ -130,7 +135,41 @@ function routeOf(controller: object, method: (...args: never[]) => unknown): str
   return `/${metadata.getMetadata("path", controller)}/${metadata.getMetadata("path", method)}`;
 }
 
-const OVERLAYS = ["overlays/production", "overlays/production-redis"];
+/** Seconds the api may take to close its connections, Redis and the pool after its timeout (5 s each, at once). */
+const CLOSING_MARGIN_SECONDS = 5;
+
+/**
+ * The pod's shutdown budget (docs/operations.md, "Graceful shutdown"): preStop sleep +
+ * SHUTDOWN_DRAIN_DELAY_MS + SHUTDOWN_TIMEOUT_MS + the closing margin, against
+ * terminationGracePeriodSeconds; the variables as the api reads them (its defaults included).
+ */
+function shutdownBudget(objects: K8sObject[]) {
+  const { pod, container } = api(objects);
+  const preStop = container.lifecycle?.preStop;
+  const command = preStop?.exec?.command ?? [];
+  const preStopSeconds = preStop?.sleep?.seconds ?? (command[0] === "sleep" ? Number(command[1]) : 0);
+  const env = environment(objects, container);
+  const config = loadConfig({
+    SHUTDOWN_TIMEOUT_MS: env.get("SHUTDOWN_TIMEOUT_MS")?.value,
+    SHUTDOWN_DRAIN_DELAY_MS: env.get("SHUTDOWN_DRAIN_DELAY_MS")?.value,
+  });
+  const drainSeconds = config.shutdownDrainDelayMs / 1000;
+  return {
+    preStopSeconds,
+    drainSeconds,
+    totalSeconds: preStopSeconds + drainSeconds + config.shutdownTimeoutMs / 1000 + CLOSING_MARGIN_SECONDS,
+    graceSeconds: pod.terminationGracePeriodSeconds ?? 30,
+  };
+}
+
+/** A copy of a build with one ConfigMap value changed. */
+function withConfig(objects: K8sObject[], key: string, value: string): K8sObject[] {
+  return structuredClone(objects).map((o) =>
+    o.kind === "ConfigMap" ? { ...o, data: { ...(o.data as Record<string, string>), [key]: value } } : o,
+  );
+}
+
+const OVERLAYS = ["overlays/production", "overlays/production-redis", "overlays/production-extras"];
 const APP_BUILDS = ["base", ...OVERLAYS];
 
 describe("deploy/kubernetes", () => {
@@ -276,19 +315,17 @@ describe("deploy/kubernetes", () => {
       expect(mebibytes(container.resources?.requests?.memory)).toBeLessThanOrEqual(
         mebibytes(container.resources?.limits?.memory),
       );
+      // The request covers the highest RSS the README publishes, with 25 % headroom.
+      const measured = /at most (\d+) MB under the full benchmark/.exec(readFileSync(repoPath("README.md"), "utf8"));
+      const peak = Number(defined(measured?.[1], "README.md's measured RSS peak"));
+      expect(mebibytes(container.resources?.requests?.memory)).toBeGreaterThanOrEqual(Math.ceil(peak * 1.25));
     });
 
-    it("drains before it stops: preStop sleep, then SHUTDOWN_TIMEOUT_MS, within the grace period", () => {
-      const { pod, container } = api(objects);
-      const preStop = container.lifecycle?.preStop;
-      const command = preStop?.exec?.command ?? [];
-      expect(command[0]).toBe("sleep");
-      const sleep = preStop?.sleep?.seconds ?? Number(command[1]);
-      expect(sleep).toBeGreaterThan(0);
-      const shutdownMs = loadConfig({
-        SHUTDOWN_TIMEOUT_MS: environment(objects, container).get("SHUTDOWN_TIMEOUT_MS")?.value,
-      }).shutdownTimeoutMs;
-      expect(sleep + shutdownMs / 1000).toBeLessThan(pod.terminationGracePeriodSeconds ?? 30);
+    it("fits the shutdown budget in the grace period, and drains once (preStop, not the app as well)", () => {
+      const budget = shutdownBudget(objects);
+      expect(budget.preStopSeconds).toBeGreaterThan(0);
+      expect(budget.drainSeconds).toBe(0);
+      expect(budget.totalSeconds).toBeLessThanOrEqual(budget.graceSeconds);
     });
 
     it("spreads replicas over zones and nodes, and the Service, HPA and PDB point at the api's pods", () => {
@@ -325,6 +362,64 @@ describe("deploy/kubernetes", () => {
     });
   });
 
+  describe("the optional parts in overlays/production-extras", () => {
+    const objects = built("overlays/production-extras");
+    const { deployment, container } = api(objects);
+    const labels = podLabels(deployment);
+    const service = one(objects, "Service");
+    const servicePorts = (service.spec as { ports: Array<{ name: string; port: number }> }).ports;
+
+    it("scrapes /metrics of the api's Service with the METRICS_TOKEN of the Secret", () => {
+      const monitor = one(objects, "ServiceMonitor").spec as {
+        selector: { matchLabels: Record<string, string> };
+        endpoints: Array<{ port: string; path: string; authorization?: { type: string; credentials: object } }>;
+      };
+      expect(selects(monitor.selector.matchLabels, service.metadata.labels ?? {})).toBe(true);
+      expect(monitor.endpoints).toHaveLength(1);
+      const [endpoint] = monitor.endpoints;
+      expect(servicePorts.map((p) => p.name)).toContain(endpoint?.port);
+      expect(endpoint?.path).toBe(`/${Reflect.getMetadata("path", MetricsController)}`);
+      expect(endpoint?.authorization).toEqual({
+        type: "Bearer",
+        credentials: { name: SECRET, key: "METRICS_TOKEN" },
+      });
+      const token = (container.env ?? []).find((v) => v.name === "METRICS_TOKEN");
+      expect(token?.valueFrom?.secretKeyRef).toMatchObject({ name: SECRET, key: "METRICS_TOKEN" });
+    });
+
+    it("lets traffic reach the api pods on their http port only", () => {
+      const policy = one(objects, "NetworkPolicy").spec as {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: Array<{ ports: Array<{ port: string | number }> }>;
+      };
+      expect(selects(policy.podSelector.matchLabels, labels)).toBe(true);
+      expect(policy.policyTypes).toEqual(["Ingress", "Egress"]);
+      const ports = policy.ingress.flatMap((rule) => rule.ports.map((p) => p.port));
+      expect(ports).toEqual(["http"]);
+      expect(container.ports?.map((p) => p.name)).toContain("http");
+    });
+
+    it("routes the host of PUBLIC_URL to the api's Service", () => {
+      const ingress = one(objects, "Ingress").spec as {
+        tls: Array<{ hosts: string[] }>;
+        rules: Array<{
+          host: string;
+          http: { paths: Array<{ path: string; backend: { service: { name: string; port: { name: string } } } }> };
+        }>;
+      };
+      const publicUrl = new URL(defined(environment(objects, container).get("PUBLIC_URL")?.value, "PUBLIC_URL"));
+      expect(ingress.rules.map((r) => r.host)).toEqual([publicUrl.hostname]);
+      expect(ingress.tls.flatMap((t) => t.hosts)).toEqual([publicUrl.hostname]);
+      for (const rule of ingress.rules) {
+        for (const route of rule.http.paths) {
+          expect(route.backend.service.name).toBe(service.metadata.name);
+          expect(servicePorts.map((p) => p.name)).toContain(route.backend.service.port.name);
+        }
+      }
+    });
+  });
+
   it("adds REDIS_URL from the Secret in the Redis overlay only", () => {
     const names = (dir: string) => [...environment(built(dir), api(built(dir)).container).keys()].sort();
     expect(names("overlays/production")).not.toContain("REDIS_URL");
@@ -356,10 +451,38 @@ describe("deploy/kubernetes", () => {
     });
   });
 
-  it("migrates with the image the overlay's api runs", () => {
-    const image = (objects: K8sObject[]) => podOf(objects.find(podSpecOf) as K8sObject).containers[0]?.image;
+  it("migrates with the image the overlay's api runs, pulled the same way", () => {
+    const container = (objects: K8sObject[]) => podOf(objects.find(podSpecOf) as K8sObject).containers[0];
+    const image = (objects: K8sObject[]) => container(objects)?.image;
+    const policy = (objects: K8sObject[]) => (container(objects) as { imagePullPolicy?: string }).imagePullPolicy;
     expect(image(built("overlays/production/migrate"))).toBe(image(built("overlays/production")));
     expect(image(built("migrate"))).toBe(image(built("base")));
+    expect(policy(built("overlays/production/migrate"))).toBe(policy(built("overlays/production")));
+    expect(policy(built("base"))).toBe("IfNotPresent");
+  });
+
+  it("pins the production image by digest, never by a bare tag", () => {
+    for (const dir of [...OVERLAYS, "overlays/production/migrate"]) {
+      for (const object of built(dir).filter(podSpecOf)) {
+        for (const container of podOf(object).containers) {
+          expect({ dir, image: container.image }).toEqual({
+            dir,
+            image: expect.stringMatching(/^registry\.example\.com\/community-team@sha256:[0-9a-f]{64}$/),
+          });
+        }
+      }
+    }
+  });
+
+  it("refuses a shutdown budget over the grace period, and a drain in the app on top of preStop", () => {
+    const base = built("base");
+    expect(shutdownBudget(base).totalSeconds).toBeLessThanOrEqual(shutdownBudget(base).graceSeconds);
+    // 5 s preStop + 24 s + 5 s closing: SIGKILLed before the api is done.
+    const late = shutdownBudget(withConfig(base, "SHUTDOWN_TIMEOUT_MS", "24000"));
+    expect(late.totalSeconds).toBeGreaterThan(late.graceSeconds);
+    // The api's default drain (5 s) after the preStop sleep would drain twice.
+    const unset = withConfig(base, "SHUTDOWN_DRAIN_DELAY_MS", "");
+    expect(shutdownBudget(unset).drainSeconds).toBe(5);
   });
 });
 

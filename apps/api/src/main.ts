@@ -15,7 +15,7 @@ import { tracing } from "./tracing/register";
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
-  useStructuredLogs(config);
+  const flushLogs = useStructuredLogs(config);
   const logger = new Logger("Bootstrap");
   const prepared = await prepareDatabase(config, logger);
   const app = await createApp(config, prepared.database);
@@ -48,7 +48,9 @@ async function bootstrap(): Promise<void> {
   const address = app.getHttpServer().address() as AddressInfo;
   logger.log(`listening on ${address.address}:${address.port}`);
   if (prepared.embedded !== undefined) {
-    process.stdout.write(
+    // After the "listening" line, on stderr: stdout stays JSON lines for whatever reads them.
+    await flushLogs();
+    process.stderr.write(
       `\nReady. Try it with a demo token (more in README.md, "Calling the API"):\n\n` +
         `  curl -H 'Authorization: Bearer ${DEMO_TOKENS.runners.token}' ${base}/v1/me/community/team/events\n\n` +
         (config.oauth.builtIn === undefined

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { lockDataDir } from "./data-dir-lock";
 
 export interface EmbeddedPostgres {
   /** postgresql:// URL of the loopback socket that serves the embedded database. */
@@ -11,7 +12,8 @@ export interface EmbeddedPostgres {
 /**
  * PGlite (PostgreSQL compiled to WebAssembly) in a data directory, served on a loopback port by
  * pglite-socket, so that the embedded mode runs the same driver, SQL and migrations as a server.
- * PGlite is a single session: callers must use one pooled connection at a time.
+ * PGlite is a single session: callers must use one pooled connection at a time. The data directory
+ * is locked while it is open (`<dataDir>.lock`): a second start on it throws DataDirLockedError.
  */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
@@ -19,17 +21,30 @@ export async function startEmbeddedPostgres(options: {
   port?: number;
 }): Promise<EmbeddedPostgres> {
   mkdirSync(options.dataDir, { recursive: true });
-  const db = await PGlite.create(options.dataDir);
+  const lock = lockDataDir(options.dataDir);
+  let db: PGlite | undefined;
+  let server: PGLiteSocketServer;
   const host = options.host ?? "127.0.0.1";
-  const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: 4 });
-  await server.start();
+  try {
+    db = await PGlite.create(options.dataDir);
+    server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: 4 });
+    await server.start();
+  } catch (error) {
+    await db?.close().catch(() => undefined);
+    lock.release();
+    throw error;
+  }
   const conn = server.getServerConn();
   const port = Number(conn.slice(conn.lastIndexOf(":") + 1));
   return {
     url: `postgresql://postgres:postgres@${host}:${port}/postgres?sslmode=disable`,
     async stop() {
-      await server.stop();
-      await db.close();
+      try {
+        await server.stop();
+        await db?.close();
+      } finally {
+        lock.release();
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 export * from "./circuit-breaker";
 export * from "./client";
+export * from "./data-dir-lock";
 export * from "./embedded";
 export * from "./errors";
 export * from "./migrations";

@@ -1,12 +1,10 @@
-import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { Pool } from "pg";
+import { Client, type Pool } from "pg";
 
 /** prisma/migrations at the root of the workspace (the same depth from src/ and dist/). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
-
-const PACKAGE_DIR = path.resolve(__dirname, "..");
 
 /** Names of the migrations that ship with this build, oldest first. */
 export function listMigrations(dir: string = MIGRATIONS_DIR): string[] {
@@ -19,13 +17,16 @@ export function listMigrations(dir: string = MIGRATIONS_DIR): string[] {
 export interface MigrationState {
   /** Shipped migrations that the database has not applied (one being applied right now included). */
   pending: string[];
-  /** Migrations that started and failed, which `prisma migrate deploy` refuses to pass. */
+  /** Migrations that started and failed, which `migrateDeploy` (like `prisma migrate deploy`) refuses to pass. */
   failed: string[];
   /** Migrations that `prisma migrate deploy` is applying right now (shipped with this build or not). */
   inProgress: string[];
 }
 
-/** The advisory lock that `prisma migrate deploy` holds on its database for the whole of its run (Prisma's fixed key). */
+/**
+ * The advisory lock that `prisma migrate deploy` holds on its database for the whole of its run
+ * (Prisma's fixed key); `migrateDeploy` below takes the same one, so the two exclude each other.
+ */
 export const PRISMA_MIGRATE_LOCK_KEY = 72707369;
 
 /**
@@ -64,32 +65,112 @@ export async function migrationState(pool: Pool, dir: string = MIGRATIONS_DIR): 
   };
 }
 
+/** Prisma's own bookkeeping table, created as `prisma migrate deploy` creates it. */
+const CREATE_BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
+    "id"                    VARCHAR(36) PRIMARY KEY NOT NULL,
+    "checksum"              VARCHAR(64) NOT NULL,
+    "finished_at"           TIMESTAMPTZ,
+    "migration_name"        VARCHAR(255) NOT NULL,
+    "logs"                  TEXT,
+    "rolled_back_at"        TIMESTAMPTZ,
+    "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
+    "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+/** Prisma's checksum of a migration: the SHA-256 (hex) of its migration.sql as stored. */
+export function migrationChecksum(sql: Buffer | string): string {
+  return createHash("sha256").update(sql).digest("hex");
+}
+
+export class MigrationError extends Error {
+  override name = "MigrationError";
+}
+
 /**
- * Applies pending migrations with `prisma migrate deploy` (the WASM schema engine through the
- * pg driver adapter, see prisma.config.ts), from `schema`'s folder when given. Output goes to the given stream; rejects with the
- * CLI's output when it fails.
+ * Marks a failed migration as rolled back, as `prisma migrate resolve --rolled-back` does (that
+ * command has no engine here), once its partial changes have been undone by hand; the next
+ * `migrateDeploy` then applies it again.
  */
-export function migrateDeploy(url: string, options: { quiet?: boolean; schema?: string } = {}): Promise<void> {
-  const cli = require.resolve("prisma/build/index.js", { paths: [PACKAGE_DIR] });
-  // Another schema file brings its own migrations folder beside it (tests of a later release).
-  const schema = options.schema === undefined ? [] : ["--schema", options.schema];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "migrate", "deploy", ...schema], {
-      cwd: PACKAGE_DIR,
-      env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!options.quiet) process.stderr.write(chunk);
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`prisma migrate deploy exited with code ${code}:\n${output.trim()}`));
-    });
-  });
+export async function markRolledBack(url: string, name: string): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const result = await client.query(
+      `UPDATE _prisma_migrations SET rolled_back_at = now()
+        WHERE migration_name = $1 AND finished_at IS NULL AND rolled_back_at IS NULL`,
+      [name],
+    );
+    if (result.rowCount === 0) throw new MigrationError(`no failed migration named ${name} to mark as rolled back`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies the pending migrations of `dir` the way `prisma migrate deploy` does, over node-postgres:
+ * under Prisma's advisory lock, oldest first, each script as one simple query (not wrapped in a
+ * transaction, as Prisma runs them), recorded in `_prisma_migrations` with Prisma's checksum,
+ * timestamps, step count and, for a failure, its logs. `prisma migrate status` reads the result as
+ * its own. A failed or edited migration stops the run, as Prisma's deploy does. Returns the names
+ * it applied.
+ */
+export async function migrateDeploy(
+  url: string,
+  options: { quiet?: boolean; dir?: string; log?: (line: string) => void } = {},
+): Promise<string[]> {
+  const dir = options.dir ?? MIGRATIONS_DIR;
+  const log = options.log ?? ((line: string) => (options.quiet ? undefined : process.stderr.write(`${line}\n`)));
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK_KEY]);
+    await client.query(CREATE_BOOKKEEPING);
+    const rows = await client.query<{ migration_name: string; checksum: string; finished: boolean }>(
+      `SELECT migration_name, checksum, finished_at IS NOT NULL AS finished
+         FROM _prisma_migrations WHERE rolled_back_at IS NULL ORDER BY started_at`,
+    );
+    const failed = rows.rows.filter((r) => !r.finished).map((r) => r.migration_name);
+    if (failed.length > 0) {
+      throw new MigrationError(
+        `migration(s) ${failed.join(", ")} failed earlier: resolve them first (docs/database.md, "A failed migration")`,
+      );
+    }
+    const applied = new Map(rows.rows.map((r) => [r.migration_name, r.checksum]));
+    const done: string[] = [];
+    for (const name of listMigrations(dir)) {
+      const sql = readFileSync(path.join(dir, name, "migration.sql"));
+      const checksum = migrationChecksum(sql);
+      const previous = applied.get(name);
+      if (previous !== undefined) {
+        if (previous !== checksum) {
+          throw new MigrationError(
+            `migration ${name} was edited after it was applied (checksum ${previous} in the database, ${checksum} on disk): restore it and add a new migration instead`,
+          );
+        }
+        continue;
+      }
+      const id = randomUUID();
+      await client.query(
+        "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())",
+        [id, checksum, name],
+      );
+      try {
+        await client.query(sql.toString("utf8"));
+      } catch (error) {
+        const message = (error as Error).message;
+        await client.query("UPDATE _prisma_migrations SET logs = $2 WHERE id = $1", [id, message]);
+        throw new MigrationError(`migration ${name} failed: ${message}`);
+      }
+      await client.query(
+        "UPDATE _prisma_migrations SET finished_at = now(), applied_steps_count = applied_steps_count + 1 WHERE id = $1",
+        [id],
+      );
+      log(`applied ${name}`);
+      done.push(name);
+    }
+    return done;
+  } finally {
+    await client.query("SELECT pg_advisory_unlock_all()").catch(() => undefined);
+    await client.end();
+  }
 }

@@ -7,7 +7,7 @@ import { listMigrations, MIGRATIONS_DIR, migrateDeploy } from "./migrations";
 /**
  * Test support: every suite gets its own PostgreSQL database, cloned from a template that holds
  * the migrated schema. The template is migrated once per set of migrations (its name carries
- * their digest), so a run pays for `prisma migrate deploy` once and suites stay independent.
+ * their digest), so a run applies the migrations once and suites stay independent.
  */
 
 export const DEFAULT_TEST_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";

@@ -1,12 +1,13 @@
 import {
   createDatabase,
   type Database,
+  DataDirLockedError,
   type EmbeddedPostgres,
   migrateDeploy,
   migrationState,
   startEmbeddedPostgres,
 } from "@community/db";
-import { demoFixture, loadFixture } from "@community/fixtures";
+import { demoFixture, demoOAuthClients, demoOrigins, loadFixture } from "@community/fixtures";
 import type { Logger } from "@nestjs/common";
 import type { AppConfig } from "../config/config";
 
@@ -126,7 +127,9 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
   }
 
   logger.log(`no DATABASE_URL: using the embedded PostgreSQL in ${config.embeddedDataDir}`);
-  const embedded = await startEmbeddedPostgres({ dataDir: config.embeddedDataDir });
+  const embedded = await startEmbeddedPostgres({ dataDir: config.embeddedDataDir }).catch((error: unknown) => {
+    throw error instanceof DataDirLockedError ? new StartupError(error.message) : error;
+  });
   // PGlite is a single session: one pooled connection keeps every transaction isolated.
   const database = open(config, embedded.url, 1, logger);
   const close = async () => {
@@ -140,10 +143,18 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
       await migrateDeploy(embedded.url, { quiet: true });
     }
     let seededDemo = false;
+    // The demo clients may send browsers back to this start's PUBLIC_URL (or port), on every start.
+    const origins = demoOrigins(config.oauth.publicUrl);
     if (config.embeddedSeedDemo && (await database.prisma.team.count()) === 0) {
-      const counts = await loadFixture(database.prisma, demoFixture());
+      const counts = await loadFixture(database.prisma, demoFixture(origins));
       logger.log(`loaded the demo data into the empty embedded database: ${JSON.stringify(counts)}`);
       seededDemo = true;
+    } else if (config.embeddedSeedDemo) {
+      const clients = demoOAuthClients(origins);
+      await loadFixture(database.prisma, {
+        ...{ accounts: [], teams: [], users: [], access_tokens: [], events: [], guides: [] },
+        oauth_clients: clients,
+      });
     }
     return { database, embedded, seededDemo, close };
   } catch (error) {

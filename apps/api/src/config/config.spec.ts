@@ -4,11 +4,18 @@ import path from "node:path";
 import { ConfigError, loadConfig, loadTracingConfig, WORKSPACE_ROOT } from "./config";
 
 describe(loadConfig.name, () => {
+  it("listens on every interface by default with DATABASE_URL, and where HOST says in either mode", () => {
+    expect(loadConfig({ DATABASE_URL: "postgresql://u@db:5432/app" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ HOST: "::1", DATABASE_URL: "postgresql://u@db:5432/app" }).host).toBe("::1");
+  });
+
   it("needs no variable at all: embedded mode with defaults", () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 3000,
-      host: "0.0.0.0",
+      // The embedded demo's tokens are public: loopback unless HOST says otherwise.
+      host: "127.0.0.1",
       databaseUrl: undefined,
       databaseReadUrl: undefined,
       databaseReadTimeoutMs: 1_000,
@@ -65,6 +72,7 @@ describe(loadConfig.name, () => {
       PROBLEM_BASE_URL: "https://docs.example.com/problems/",
       LOG_LEVEL: "WARN",
       METRICS_TOKEN: "metrics-secret-0123456789",
+      NODE_ENV: "production",
       RATE_LIMIT_MAX: "0",
       RATE_LIMIT_WINDOW_SECONDS: "1",
       AUTH_FAILURE_LIMIT: "50",
@@ -104,6 +112,7 @@ describe(loadConfig.name, () => {
       oauth: expect.objectContaining({ publicUrl: "http://localhost:8080" }),
       logLevel: "warn",
       metricsToken: "metrics-secret-0123456789",
+      production: true,
       rateLimitMax: 0,
       rateLimitWindowSeconds: 1,
       authFailureLimit: 50,

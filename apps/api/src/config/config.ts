@@ -332,11 +332,17 @@ function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
 export const EnvSchema = z.object({
+  // Only "production" changes anything (GET /metrics then needs METRICS_TOKEN); other values are Node's business.
+  NODE_ENV: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
   PORT: integer("PORT", 0, 65535, 3000),
+  // Unset: loopback for the embedded demo (its tokens are public), every interface with DATABASE_URL.
   HOST: z
     .string()
     .optional()
-    .transform((v) => v || "0.0.0.0"),
+    .transform((v) => v || undefined),
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
   DATABASE_READ_TIMEOUT_MS: integer("DATABASE_READ_TIMEOUT_MS", 50, 600_000, 1_000),
@@ -437,6 +443,8 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Set: GET /metrics requires `Authorization: Bearer <metricsToken>`. */
   metricsToken: string | undefined;
+  /** NODE_ENV=production: GET /metrics is served only with a metricsToken (404 without one). */
+  production: boolean;
   /** Requests per window and key; 0 turns rate limiting off. */
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
@@ -603,7 +611,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (e.DATABASE_URL === undefined ? "127.0.0.1" : "0.0.0.0"),
     databaseUrl: e.DATABASE_URL,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadTimeoutMs: e.DATABASE_READ_TIMEOUT_MS,
@@ -652,6 +660,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     },
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
+    production: e.NODE_ENV === "production",
     rateLimitMax: e.RATE_LIMIT_MAX,
     rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
     authFailureLimit: e.AUTH_FAILURE_LIMIT,

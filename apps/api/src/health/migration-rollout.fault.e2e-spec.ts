@@ -43,17 +43,17 @@ describe("readiness while the next release's migration runs", () => {
 
   it("answers 200 on every readiness probe before, during and after the migration", async () => {
     const gate = await e2e.database.pool.connect();
-    let migrating: Promise<void> | undefined;
+    let migrating: Promise<unknown> | undefined;
     const starting: number[] = [];
     const during: number[] = [];
     try {
       await gate.query("SELECT pg_advisory_lock($1)", [GATE_KEY]);
       expect(await ready()).toBe(200);
       let settled = false;
-      migrating = migrateDeploy(e2e.url, { quiet: true, schema: path.join(schemaDir, "schema.prisma") }).finally(() => {
+      migrating = migrateDeploy(e2e.url, { quiet: true, dir: path.join(schemaDir, "migrations") }).finally(() => {
         settled = true;
       });
-      // Prisma starts (a second or two) until the migration's row is there, unfinished.
+      // Until the migration's row is there, unfinished.
       let started = false;
       while (!started && !settled) {
         starting.push(await ready());

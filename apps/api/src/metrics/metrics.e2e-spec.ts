@@ -98,3 +98,34 @@ describe("GET /metrics with METRICS_TOKEN", () => {
     expect((await request(e2e.server).get("/health/live")).status).toBe(200);
   });
 });
+
+describe("GET /metrics in production (NODE_ENV=production)", () => {
+  const token = "scrape-secret-0123456789";
+  let open: E2eApp;
+  let closed: E2eApp;
+
+  beforeAll(async () => {
+    [open, closed] = await Promise.all([
+      startE2eApp("postgres", contractFixture(), { env: { NODE_ENV: "production", METRICS_TOKEN: token } }),
+      startE2eApp("postgres", contractFixture(), { env: { NODE_ENV: "production" } }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([open?.close(), closed?.close()]);
+  });
+
+  it("requires METRICS_TOKEN when it is set", async () => {
+    expectProblem(await request(open.server).get("/metrics"), 401, "unauthorized");
+    const response = await request(open.server).get("/metrics").set("Authorization", `Bearer ${token}`);
+    expect(response.status).toBe(200);
+  });
+
+  it("serves no metrics at all without METRICS_TOKEN: the public port never exposes them", async () => {
+    for (const header of [undefined, `Bearer ${token}`, `Bearer ${TOKENS.runner}`]) {
+      const call = request(closed.server).get("/metrics");
+      expectProblem(await (header === undefined ? call : call.set("Authorization", header)), 404, "not-found");
+    }
+    expect((await request(closed.server).get("/health/ready")).status).toBe(200);
+  });
+});

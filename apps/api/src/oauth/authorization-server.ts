@@ -10,7 +10,7 @@ import {
   signingKidAt,
 } from "../signing-keys/oauth-keys.repository";
 import { UserRepository } from "../users/user.repository";
-import { errorPage } from "./interaction-pages";
+import { errorPage, PAGE_CONTENT_SECURITY_POLICY } from "./interaction-pages";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
 
@@ -194,6 +194,8 @@ export async function createAuthorizationServer(
     // The same minimal page as the login form, instead of the default one that loads web fonts.
     renderError: (ctx, out) => {
       ctx.type = "html";
+      // The api's default policy (default-src 'none') would block the page's inline style.
+      ctx.set("Content-Security-Policy", PAGE_CONTENT_SECURITY_POLICY);
       ctx.body = errorPage(`${out.error}: ${out.error_description ?? ""}`);
     },
   };

@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from "express";
 import { PROBLEM_PAGE, type ProblemPage } from "../common/problem.filter";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { PayloadTooLargeException } from "../security/security.problems";
-import { errorPage } from "./interaction-pages";
+import { errorPage, PAGE_CONTENT_SECURITY_POLICY } from "./interaction-pages";
 import { InteractionFailedException, InvalidFormException } from "./oauth.problems";
 
 /** The sign-in forms hold two short fields. */
@@ -12,7 +12,7 @@ export const FORM_LIMIT_BYTES = 8 * 1024;
 
 const PAGE_HEADERS = {
   "Cache-Control": "no-store",
-  "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  "Content-Security-Policy": PAGE_CONTENT_SECURITY_POLICY,
 };
 
 const parseForm = urlencoded({ extended: false, limit: FORM_LIMIT_BYTES });

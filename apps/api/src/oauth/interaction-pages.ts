@@ -3,6 +3,9 @@
 const html = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
+/** The pages' own policy: their one inline style block, nothing loaded from anywhere. */
+export const PAGE_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">

@@ -152,7 +152,10 @@ function listOperations(what: "events" | "guides", listSchema: string, order: st
 
 const HEALTH_RESULT = ref("schemas", "HealthResult");
 
-/** Probes and metrics for the platform: no bearer token, never rate limited. */
+/**
+ * Probes for the platform: no bearer token, never rate limited. /metrics is left out: it is for
+ * the operators' scraper, not for API consumers (docs/operations.md).
+ */
 function operationsPaths(): Json {
   return {
     "/health/live": {
@@ -193,24 +196,6 @@ function operationsPaths(): Json {
         },
       },
     },
-    "/metrics": {
-      get: {
-        operationId: "metrics",
-        summary: "Prometheus metrics (text exposition format)",
-        description:
-          "Request counts and latency by route and status, database query latency, pool use, process metrics. Requires `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set.",
-        tags: ["operations"],
-        security: [{}, { metricsToken: [] }],
-        responses: {
-          "200": {
-            description: "The metrics.",
-            content: { "text/plain": { schema: { type: "string" } } },
-          },
-          ...problemRefs(["MetricsUnauthorized"]),
-          ...problemRefs(PROBLEMS_OF_EVERY_PATH),
-        },
-      },
-    },
   };
 }
 
@@ -227,20 +212,16 @@ export function buildOpenApiDocument(): Json {
       title: "Community team events and guides",
       version: "1.0.0",
       description:
-        "Read-only, paginated JSON lists of the events and guides of the authenticated user's community team. " +
-        "Every error is an RFC 9457 problem (application/problem+json). Any method other than GET and HEAD on a " +
-        "list path is answered with the MethodNotAllowed response (a declared body over the limit gets PayloadTooLarge " +
-        "first; a CORS preflight from an allowed origin gets 204 when CORS_ORIGINS is set); an unknown path with the " +
-        "NotFound response (type not-found), counted by the rate limit like any route. A request head that is not valid HTTP/1.1 gets the BadRequest response " +
-        "and one larger than HTTP_MAX_HEADER_BYTES the RequestHeaderTooLarge response, before any path is read. " +
+        "Paginated lists of the events and guides of your community team. Errors are RFC 9457 problems " +
+        "(application/problem+json); the contract is docs/api.md. " +
         `Demo token: \`${DEMO_TOKENS.runners.token}\` (Authorize, bearer).`,
-      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
       { name: "events", description: "The team's events" },
       { name: "guides", description: "The team's guides" },
-      { name: "operations", description: "Health probes and metrics for the platform" },
+      { name: "operations", description: "Health probes for the platform" },
     ],
     paths: {
       "/v1/me/community/team/events": listOperations(
@@ -283,18 +264,12 @@ export function buildOpenApiDocument(): Json {
         ...PROBLEMS_OF_NO_OPERATION,
         "BadRequest",
         "NotReady",
-        "MetricsUnauthorized",
       ]),
       securitySchemes: {
         bearer: {
           type: "http",
           scheme: "bearer",
           description: `An access token (RFC 6750). Opaque demo tokens work too, e.g. ${DEMO_TOKENS.runners.token}.`,
-        },
-        metricsToken: {
-          type: "http",
-          scheme: "bearer",
-          description: "GET /metrics only, when METRICS_TOKEN is set: that token.",
         },
         oauth2: {
           type: "oauth2",

@@ -64,7 +64,7 @@ async function boot(
 /**
  * The real AppModule over HTTP against a database of the suite's own: a fresh database on the
  * PostgreSQL server (cloned from the migrated template), or a fresh embedded PGlite migrated by
- * the same `prisma migrate deploy`. The fixture goes in through the seed app's loader.
+ * the same migration runner (`migrateDeploy`). The fixture goes in through the seed app's loader.
  */
 export async function startE2eApp(
   backend: Backend,

@@ -12,6 +12,10 @@ export const UNDOCUMENTED_PATHS: ReadonlyArray<{ prefix: string; reason: string 
   { prefix: "/openapi.json", reason: "the document itself" },
   { prefix: "/docs", reason: "Swagger UI assets" },
   { prefix: "/oauth/", reason: "the authorization server (oidc-provider); its own protocol contract" },
+  {
+    prefix: "/metrics",
+    reason: "the operators' Prometheus scrape (docs/operations.md), not part of the consumers' API",
+  },
 ];
 
 /** One HTTP exchange as the server wrote it. */

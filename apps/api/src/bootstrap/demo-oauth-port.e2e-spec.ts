@@ -60,22 +60,33 @@ describe("the embedded demo's OAuth sign-in on another port", () => {
     },
   );
 
+  it("moves Swagger UI opened on 127.0.0.1 to PUBLIC_URL's host, where the sign-in's cookies live", async () => {
+    const moved = await fetch(`http://127.0.0.1:${port}/docs`, { redirect: "manual" });
+    expect(moved.status).toBe(302);
+    expect(moved.headers.get("location")).toBe(`http://localhost:${port}/docs`);
+    expect((await fetch(`http://localhost:${port}/docs`, { redirect: "manual" })).status).toBe(200);
+  });
+
+  // The sign-in runs on the issuer (PUBLIC_URL, here http://localhost:PORT); the app that asked for
+  // it may live on either name and gets the code back there.
   it.each(["localhost", "127.0.0.1"])(
-    "signs in from %s through Swagger UI's redirect page, with a code that lists events",
+    "signs in for an app on %s through Swagger UI's redirect page, with a code that lists events",
     async (host) => {
       const origin = `http://${host}:${port}`;
+      const issuer = `http://localhost:${port}`;
       const redirectUri = `${origin}/docs/oauth2-redirect.html`;
       const { verifier, challenge } = pkce();
       const back = await signInAndConsent(
-        new OAuthBrowser(origin),
-        authorizationUrl(origin, redirectUri, challenge),
+        new OAuthBrowser(issuer),
+        authorizationUrl(issuer, redirectUri, challenge),
         { username: "user_sam", password: DEMO_PASSWORDS.user_sam },
-        origin,
+        issuer,
       );
       expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
       const code = back.searchParams.get("code");
       expect(code).toEqual(expect.any(String));
 
+      // Swagger UI's tokenUrl is relative: the exchange goes to the page's own origin.
       const token = await fetch(`${origin}/oauth/token`, {
         method: "POST",
         body: new URLSearchParams({

@@ -1,10 +1,11 @@
 import { readdirSync } from "node:fs";
 import { READ_SCOPE } from "@community/domain";
 import { DEMO_OAUTH_CLIENTS } from "@community/fixtures";
-import { Controller, Get, Param, Res } from "@nestjs/common";
+import { Controller, Get, Inject, Param, Req, Res } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
-import type { Response } from "express";
+import type { Request, Response } from "express";
 import { NotFoundProblemException } from "../common/problems";
+import { APP_CONFIG, type AppConfig } from "../config/config";
 import { buildOpenApiDocument } from "./openapi-document";
 
 // The package's index evaluates the whole Swagger UI bundle (about 40 MB of heap in the server);
@@ -63,6 +64,8 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
 
 const SWAGGER_UI_DIR = getAbsoluteFSPath();
 
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
 /**
  * GET /openapi.json (the document that docs/openapi.json holds) and Swagger UI at GET /docs, its
  * assets served from swagger-ui-dist; other paths under /docs are the usual 404 problem. Neither
@@ -84,8 +87,30 @@ export class DocsController {
     response.status(200).type("application/json; charset=utf-8").send(this.document);
   }
 
+  /** Where the UI must run for its sign-in to work, when a loopback alias of it was asked for instead. */
+  private readonly canonicalDocs: { host: string; port: string; url: string } | undefined;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    const publicUrl = new URL(config.oauth.publicUrl);
+    this.canonicalDocs = LOOPBACK_NAMES.has(publicUrl.hostname)
+      ? { host: publicUrl.host, port: publicUrl.port, url: `${config.oauth.publicUrl}/docs` }
+      : undefined;
+  }
+
   @Get("docs")
-  index(@Res() response: Response): void {
+  index(@Req() request: Request, @Res() response: Response): void {
+    // The authorization server's cookies belong to PUBLIC_URL's host: Swagger UI opened on another
+    // name of this machine (127.0.0.1 for localhost) would sign in on one host and hold the cookies
+    // of another, so it moves to PUBLIC_URL first. The target is fixed: nothing of the request in it.
+    const asked = request.headers.host;
+    if (this.canonicalDocs !== undefined && asked !== undefined && asked !== this.canonicalDocs.host) {
+      const askedUrl = new URL(`http://${asked}`);
+      const sameServer = askedUrl.port === this.canonicalDocs.port;
+      if (sameServer && LOOPBACK_NAMES.has(askedUrl.hostname)) {
+        response.redirect(302, this.canonicalDocs.url);
+        return;
+      }
+    }
     docsPage(response).type("text/html; charset=utf-8").send(INDEX_HTML);
   }
 

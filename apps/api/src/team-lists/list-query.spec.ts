@@ -1,8 +1,8 @@
-import { EVENTS_LIST, GUIDES_LIST } from "@community/db/lists";
+import { type AnyTeamList, EVENTS_LIST, GUIDES_LIST } from "@community/db/lists";
 import { InvalidQueryException } from "../common/problems";
 import { parseChangesQuery, parseDateTime, parseListQuery } from "./list-query";
 
-function rejection(query: Record<string, unknown>, spec = EVENTS_LIST): InvalidQueryException {
+function rejection(query: Record<string, unknown>, spec: AnyTeamList = EVENTS_LIST): InvalidQueryException {
   try {
     parseListQuery(spec, query);
   } catch (error) {

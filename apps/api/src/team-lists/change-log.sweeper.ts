@@ -1,10 +1,10 @@
 import type { Database } from "@community/db";
+import { sweepChangeLog } from "@community/db/lists";
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
 import { Counter } from "prom-client";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
 import { MetricsService } from "../metrics/metrics.service";
-import { CHANGE_FEED, type ChangeFeed } from "./change-feed";
 
 /** The advisory lock that lets one replica at a time sweep the change log ("CHGLOG" in ASCII). */
 export const CHANGE_LOG_SWEEP_LOCK = 0x4348474c4f47;
@@ -26,7 +26,6 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
     metrics: MetricsService,
   ) {
     this.swept = new Counter({
@@ -75,7 +74,7 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
         }
         try {
           const olderThan = new Date(now.getTime() - this.config.sync.retentionSeconds * 1000);
-          const removed = await this.feed.sweep(client, olderThan);
+          const removed = await sweepChangeLog(client, olderThan);
           this.swept.inc(removed);
           this.runs.inc({ outcome: "swept" });
           return removed;

@@ -1,10 +1,18 @@
 import type { Database } from "@community/db";
-import type { AnyTeamList, Queryable } from "@community/db/lists";
+import {
+  type AnyTeamList,
+  type ChangePage,
+  type ChangePosition,
+  ChangePositionExpiredError,
+  ChangePositionNotReplayedError,
+  currentChangePosition,
+  readChanges,
+} from "@community/db/lists";
+import type { ChangesEnvelope } from "@community/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { InvalidQueryException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
-import { CHANGE_FEED, type ChangeFeed, type ListChange } from "./change-feed";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ChangesQuery } from "./list-query";
 import { PageBody } from "./page-cache";
@@ -22,17 +30,12 @@ interface MembershipRow {
   now: number;
 }
 
-/** The body of a changes response (contract 9.3). */
-export interface ChangesBody {
-  changes: ListChange[];
-  meta: { sync: { next: string; has_more: boolean } };
-}
-
 /**
  * The changes of the caller's team's list since a sync token (contract 9.3). A token is signed
  * (SignedTokens), names its list and team, and is checked for age against the database clock:
  * issued elsewhere, past the retention or before the caller joined the team, it is expired (410).
- * The replica answers only when it has replayed up to the token's position; else the primary does.
+ * The replica answers only when it has replayed up to the token's position (readChanges checks it
+ * in its own statement); else the primary does, so a lagging replica never leaves a gap.
  */
 @Injectable()
 export class ListChangesService {
@@ -41,7 +44,6 @@ export class ListChangesService {
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(CHANGE_FEED) private readonly feed: ChangeFeed,
     private readonly tokens: SignedTokens,
   ) {
     this.retentionSeconds = config.sync.retentionSeconds;
@@ -55,7 +57,7 @@ export class ListChangesService {
     if (membership.team_id !== teamId) throw new SyncExpiredException("was issued for another team");
     const teamTag = this.tokens.teamTag(teamId);
     if (query.since === undefined) {
-      const position = await this.feed.currentPosition(this.database.pool);
+      const position = await currentChangePosition(this.database.pool);
       const next = this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt: membership.now, position });
       return body([], next, false);
     }
@@ -74,12 +76,13 @@ export class ListChangesService {
     if (claims.issuedAt < membership.team_since) {
       throw new SyncExpiredException("was issued before the caller joined this team");
     }
-    const db = await this.readerFor(claims.position);
-    let read: Awaited<ReturnType<ChangeFeed["read"]>>;
+    let read: ChangePage<unknown>;
     try {
-      read = await this.feed.read(db, spec.list, teamId, claims.position, query.perPage);
+      read = await this.read(spec, teamId, claims.position as ChangePosition, query.perPage);
     } catch (error) {
-      if (this.feed.isExpired(error)) throw new SyncExpiredException("predates a reset of the list");
+      if (error instanceof ChangePositionExpiredError) {
+        throw new SyncExpiredException("predates a reset of the list or changes already swept from its log");
+      }
       throw error;
     }
     // A token that stops short of the end is as old as the one it came from; one at the end is new.
@@ -95,19 +98,23 @@ export class ListChangesService {
     return row;
   }
 
-  /** The replica when it has replayed up to `position` (never a gap), else the primary. */
-  private async readerFor(position: unknown): Promise<Queryable> {
-    const replica = this.database.replica;
-    if (replica === undefined) return this.database.pool;
-    try {
-      return (await this.feed.caughtUp(replica.pool, position)) ? replica.pool : this.database.pool;
-    } catch {
-      return this.database.pool;
+  /**
+   * From the read pool (the replica, which falls back to the primary when unreachable) when it
+   * has replayed up to `position`, else from the primary: never a gap.
+   */
+  private async read(spec: AnyTeamList, teamId: string, position: ChangePosition, limit: number) {
+    if (this.database.replica !== undefined) {
+      try {
+        return await readChanges(this.database.reads, spec, teamId, position, limit);
+      } catch (error) {
+        if (!(error instanceof ChangePositionNotReplayedError)) throw error;
+      }
     }
+    return readChanges(this.database.pool, spec, teamId, position, limit);
   }
 }
 
-function body(changes: ListChange[], next: string, hasMore: boolean): PageBody {
-  const value: ChangesBody = { changes, meta: { sync: { next, has_more: hasMore } } };
+function body(changes: ChangesEnvelope<unknown>["changes"], next: string, hasMore: boolean): PageBody {
+  const value: ChangesEnvelope<unknown> = { changes, meta: { sync: { next, has_more: hasMore } } };
   return PageBody.of(value);
 }

@@ -5,15 +5,22 @@ import { AcceptJsonGuard } from "../common/accept-json.guard";
 import { negotiateContentCoding } from "./content-coding";
 import { type CallerTeam, CurrentTeam } from "./current-team.decorator";
 import { ListAuthenticationGuard } from "./list-authentication.guard";
-import { sendListPage } from "./list-page.response";
-import { parseListQuery } from "./list-query";
+import { ListChangesService } from "./list-changes.service";
+import { sendListPage, sendPrivateJson } from "./list-page.response";
+import { parseChangesQuery, parseListQuery } from "./list-query";
 import { MethodNotAllowedException } from "./team-lists.problems";
 import { TeamListsService } from "./team-lists.service";
 
 const PREFIX = "v1/me/community/team";
 const LIST_PATHS = TEAM_LISTS.map((spec) => spec.list);
+const CHANGES_PATHS = TEAM_LISTS.map((spec) => `${spec.list}/changes`);
 /** The list each route template serves (Express keeps the matched template on request.route). */
-const LIST_OF_ROUTE = new Map<string, AnyTeamList>(TEAM_LISTS.map((spec) => [`/${PREFIX}/${spec.list}`, spec]));
+const LIST_OF_ROUTE = new Map<string, AnyTeamList>(
+  TEAM_LISTS.flatMap((spec) => [
+    [`/${PREFIX}/${spec.list}`, spec],
+    [`/${PREFIX}/${spec.list}/changes`, spec],
+  ]),
+);
 
 function listOf(request: Request): AnyTeamList {
   const spec = LIST_OF_ROUTE.get(String(request.route?.path));
@@ -29,7 +36,10 @@ function listOf(request: Request): AnyTeamList {
  */
 @Controller(PREFIX)
 export class TeamListsController {
-  constructor(private readonly lists: TeamListsService) {}
+  constructor(
+    private readonly lists: TeamListsService,
+    private readonly changes: ListChangesService,
+  ) {}
 
   @Get(LIST_PATHS)
   @UseGuards(ListAuthenticationGuard, AcceptJsonGuard)
@@ -46,8 +56,22 @@ export class TeamListsController {
     sendListPage(request, response, coding, await this.lists.find(spec, team, query, { ifNoneMatch, coding }));
   }
 
+  @Get(CHANGES_PATHS)
+  @UseGuards(ListAuthenticationGuard, AcceptJsonGuard)
+  async listChanges(
+    @CurrentTeam() team: CallerTeam,
+    @Headers("accept-encoding") acceptEncoding: string | undefined,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const spec = listOf(request);
+    const query = parseChangesQuery(request.query);
+    const body = await this.changes.find(spec, team, query);
+    sendPrivateJson(request, response, negotiateContentCoding(acceptEncoding), body);
+  }
+
   // Declared after the GET routes: Express tries routes in order, and GET must reach them.
-  @All(LIST_PATHS)
+  @All([...LIST_PATHS, ...CHANGES_PATHS])
   otherMethods(@Req() request: Request): never {
     throw new MethodNotAllowedException(request.method);
   }

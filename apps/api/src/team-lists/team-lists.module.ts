@@ -3,7 +3,9 @@ import { APP_CONFIG, type AppConfig } from "../config/config";
 import { MetricsModule } from "../metrics/metrics.module";
 import { MetricsService } from "../metrics/metrics.service";
 import { instrumentPageCache } from "../metrics/page-cache-metrics";
+import { ChangeLogSweeper } from "./change-log.sweeper";
 import { LIST_AUTHENTICATION, ListAuthenticationGuard } from "./list-authentication.guard";
+import { ListChangesService } from "./list-changes.service";
 import { PageCache } from "./page-cache";
 import { SignedTokens } from "./signed-tokens";
 import { TeamListsController } from "./team-lists.controller";
@@ -35,6 +37,8 @@ export class TeamListsModule implements OnModuleInit {
           useFactory: (config: AppConfig) => new SignedTokens(config.sync.secret),
         },
         TeamListsService,
+        ListChangesService,
+        ChangeLogSweeper,
       ],
     };
   }

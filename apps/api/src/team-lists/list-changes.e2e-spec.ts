@@ -122,6 +122,7 @@ describe.each(backends)("list changes on %s", (backend) => {
   it("answers 401 without a token and 404 no-community-team for a user without a team", async () => {
     expectProblem(await request(e2e.server).get(`${EVENTS}/changes`), 401, "unauthorized");
     expectProblem(await get(`${EVENTS}/changes`, TOKENS.noTeam), 404, "no-community-team");
+    expectProblem(await get(`${EVENTS}/changes?since=forged.token`, TOKENS.noTeam), 400, "invalid-query");
   });
 
   it("a copy from a walk and the changes since a token taken before it equals a fresh walk, for every team", async () => {

@@ -51,21 +51,22 @@ export class ListChangesService {
 
   async find(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery): Promise<PageBody> {
     const { teamId } = team;
+    // A forged token is a bad query (400), which comes before a missing team (404).
+    const claims = query.since === undefined ? undefined : this.tokens.openSyncToken(query.since);
+    if (query.since !== undefined && claims === undefined) {
+      throw new InvalidQueryException([
+        { parameter: "since", message: "is not a sync token of this service (altered, truncated or forged)" },
+      ]);
+    }
     if (teamId === null) throw new NoCommunityTeamException();
     const membership = await this.membership(team.userId);
     // The team moved between the token lookup and now: answer as the next request would.
     if (membership.team_id !== teamId) throw new SyncExpiredException("was issued for another team");
     const teamTag = this.tokens.teamTag(teamId);
-    if (query.since === undefined) {
+    if (claims === undefined) {
       const position = await currentChangePosition(this.database.pool);
       const next = this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt: membership.now, position });
       return body([], next, false);
-    }
-    const claims = this.tokens.openSyncToken(query.since);
-    if (claims === undefined) {
-      throw new InvalidQueryException([
-        { parameter: "since", message: "is not a sync token of this service (altered, truncated or forged)" },
-      ]);
     }
     if (claims.list !== spec.list || claims.team !== teamTag) {
       throw new SyncExpiredException("was issued for another team or list");

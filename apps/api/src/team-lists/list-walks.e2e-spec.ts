@@ -201,6 +201,12 @@ describe.each(backends)("cursor walks and filters on %s", (backend) => {
         expect(response.body.errors.map((e: { parameter: string }) => e.parameter)).toEqual(["cursor"]);
       });
 
+      it("answers 400 naming cursor, not 404, to a user without a team", async () => {
+        const response = await get(`${EVENTS}?cursor=${encodeURIComponent(cursor)}`, TOKENS.noTeam);
+        expectProblem(response, 400, "invalid-query");
+        expectProblem(await get(`${EVENTS}?cursor=`, TOKENS.noTeam), 404, "no-community-team");
+      });
+
       it("continues with the same filters in a canonical spelling", async () => {
         const response = await get(`${EVENTS}?cursor=${encodeURIComponent(cursor)}&status=canceled,scheduled,canceled`);
         expect(response.status).toBe(200);

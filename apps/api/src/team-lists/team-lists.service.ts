@@ -88,6 +88,8 @@ export class TeamListsService {
     options: ListResponseOptions,
   ): Promise<ListPage | CursorPage> {
     const { teamId } = team;
+    // A cursor is bound to a team: without one, none is valid (400 comes before 404).
+    if (teamId === null && query.mode === "cursor" && query.cursor !== "") throw invalidCursor();
     if (teamId === null) throw new NoCommunityTeamException();
     const served = this.list(spec);
     if (query.mode === "cursor") return this.walk(served, teamId, query);
@@ -108,14 +110,7 @@ export class TeamListsService {
   ): Promise<CursorPage> {
     const binding = { list: spec.list, teamId, filters: query.carried };
     const after = query.cursor === "" ? undefined : this.tokens.openCursor(query.cursor, binding);
-    if (query.cursor !== "" && after === undefined) {
-      throw new InvalidQueryException([
-        {
-          parameter: "cursor",
-          message: "is not a cursor of this list, team and filters (altered, truncated or forged)",
-        },
-      ]);
-    }
+    if (query.cursor !== "" && after === undefined) throw invalidCursor();
     const page = await walks.keysetPage(teamId, query.filters, after, query.perPage);
     const nextCursor = page.next === undefined ? null : this.tokens.cursor(page.next, binding);
     const body = PageBody.of({
@@ -188,4 +183,10 @@ export class TeamListsService {
       this.cache.set(PageCache.key(version, request.page, request.perPage), { body, totalItems: total });
     return page(pagination, total, etag, body);
   }
+}
+
+function invalidCursor(): InvalidQueryException {
+  return new InvalidQueryException([
+    { parameter: "cursor", message: "is not a cursor of this list, team and filters (altered, truncated or forged)" },
+  ]);
 }

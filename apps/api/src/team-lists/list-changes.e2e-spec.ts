@@ -353,4 +353,15 @@ describe.each(backends)("list changes on %s", (backend) => {
     expect(metrics.text).toMatch(/list_change_log_sweeps_total\{outcome="swept"\} 1/);
     expect(metrics.text).toMatch(/list_change_log_swept_total [1-9]/);
   });
+
+  // Last: it empties the guides of every team.
+  it("answers 410 sync-expired for a token from before a reset (TRUNCATE) of the list", async () => {
+    const since = await token(GUIDES);
+    await sql("TRUNCATE guides");
+    const response = await get(`${GUIDES}/changes?since=${encodeURIComponent(since)}`);
+    expectProblem(response, 410, "sync-expired");
+    expect(response.body.detail).toMatch(/reset/);
+    const fresh = await token(GUIDES);
+    expect((await get(`${GUIDES}/changes?since=${encodeURIComponent(fresh)}`)).body.changes).toEqual([]);
+  });
 });

@@ -1,7 +1,16 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 // The list statements' own entry: it loads no Prisma client, which the floor does not need.
-import { EVENTS_LIST, findTokenMember, GUIDES_LIST, type TeamListPages, TeamListReader } from "@community/db/lists";
+import {
+  type AnyTeamList,
+  EVENTS_LIST,
+  findTokenMember,
+  GUIDES_LIST,
+  type KeysetPosition,
+  type TeamListPages,
+  TeamListReader,
+  TeamListWalker,
+} from "@community/db/lists";
 import {
   buildLinkHeader,
   ifNoneMatchMatches,
@@ -27,6 +36,11 @@ const pool = new Pool({
 const LISTS = new Map<string, TeamListPages<object>>([
   ["/v1/me/community/team/events", new TeamListReader(pool, EVENTS_LIST)],
   ["/v1/me/community/team/guides", new TeamListReader(pool, GUIDES_LIST)],
+]);
+/** Cursor walks and status filters (contract 9.1, 9.2) with the api's statements; cursors unsigned. */
+const WALKERS = new Map<string, TeamListWalker<{ id: string }, object>>([
+  ["/v1/me/community/team/events", new TeamListWalker(pool, EVENTS_LIST as AnyTeamList)],
+  ["/v1/me/community/team/guides", new TeamListWalker(pool, GUIDES_LIST as AnyTeamList)],
 ]);
 
 function fail(response: ServerResponse, status: number): void {
@@ -57,7 +71,47 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   const perPage = pageParam(url.searchParams.get("per_page"), 100, 100);
   if (page === undefined || perPage === undefined) return fail(response, 400);
 
+  const walker = WALKERS.get(url.pathname);
+  const cursor = url.searchParams.get("cursor");
+  const status = url.searchParams.get("status");
+  if (walker !== undefined && cursor !== null) {
+    const after =
+      cursor === "" ? undefined : (JSON.parse(Buffer.from(cursor, "base64url").toString()) as KeysetPosition);
+    const filters = status === null ? {} : { status: status.split(",") };
+    const result = await walker.keysetPage(teamId, filters, after, perPage);
+    const next = result.next === undefined ? null : Buffer.from(JSON.stringify(result.next)).toString("base64url");
+    const body = JSON.stringify({
+      guides: result.items,
+      meta: { pagination: { per_page: perPage, next_cursor: next } },
+    });
+    const link = next === null ? {} : { link: `<${url.pathname}?cursor=${next}&per_page=${perPage}>; rel="next"` };
+    response
+      .writeHead(200, {
+        ...link,
+        "cache-control": "private, no-cache",
+        vary: "Authorization",
+        "content-type": "application/json; charset=utf-8",
+      })
+      .end(body);
+    return;
+  }
   const pageRequest = { page, perPage };
+  if (walker !== undefined && status !== null) {
+    const result = await walker.filteredPage(teamId, { status: status.split(",") }, pageOffset(pageRequest), perPage);
+    const pagination = paginationMeta(pageRequest, result.total);
+    const body = JSON.stringify({ guides: result.items, meta: { pagination } });
+    response
+      .writeHead(200, {
+        link: buildLinkHeader(url.pathname, pagination, `&status=${encodeURIComponent(status)}`),
+        "x-total-count": String(result.total),
+        etag: listEntityTag(pageRequest, result.version, "identity", "floor"),
+        "cache-control": "private, no-cache",
+        vary: "Authorization",
+        "content-type": "application/json; charset=utf-8",
+      })
+      .end(body);
+    return;
+  }
   const ifNoneMatch = request.headers["if-none-match"];
   const result = await reader.read({
     teamId,

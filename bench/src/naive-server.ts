@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { EVENTS_LIST, findTokenMember, GUIDES_LIST } from "@community/db/lists";
+import { type AnyTeamList, EVENTS_LIST, filterSql, findTokenMember, GUIDES_LIST } from "@community/db/lists";
 import { buildLinkHeader, pageOffset, paginationMeta } from "@community/domain";
 import Fastify from "fastify";
 import { Pool } from "pg";
@@ -45,9 +45,20 @@ for (const spec of [EVENTS_LIST, GUIDES_LIST] as const) {
     const perPage = pageParam(query.per_page, 100, 100);
     if (page === undefined || perPage === undefined) return reply.code(400).send({ status: 400 });
     const pageRequest = { page, perPage };
+    // A status filter, as a typical implementation writes it: the same WHERE in both statements.
+    const status = typeof query.status === "string" ? query.status.split(",") : undefined;
+    const filter = status === undefined ? "" : filterSql(spec as AnyTeamList, { status }, 4).conditions.join(" AND ");
     const [count, rows] = await Promise.all([
-      pool.query<{ total: number }>(countSql, [member.team_id]),
-      pool.query(pageSql, [member.team_id, perPage, pageOffset(pageRequest)]),
+      pool.query<{ total: number }>(
+        filter === ""
+          ? countSql
+          : `SELECT count(*)::int AS total FROM ${spec.list} t WHERE t.team_id = $1 AND ${filter}`,
+        [member.team_id],
+      ),
+      pool.query(
+        filter === "" ? pageSql : pageSql.replace("WHERE t.team_id = $1", `WHERE t.team_id = $1 AND ${filter}`),
+        [member.team_id, perPage, pageOffset(pageRequest)],
+      ),
     ]);
     const total = count.rows[0]?.total ?? 0;
     const pagination = paginationMeta(pageRequest, total);

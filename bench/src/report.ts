@@ -1,6 +1,7 @@
 import type { CaseResult } from "./drive";
 import type { LoadReport } from "./load";
 import type { ServerName } from "./servers";
+import type { SyncCostReport } from "./sync-cost";
 
 /** Median and spread (min-max) of one figure over the rounds. */
 export interface Spread {
@@ -49,7 +50,9 @@ export interface CaseReport {
   path: string;
   page: number;
   perPage: number;
-  depth: "first" | "middle" | "last" | "304" | "compressed";
+  depth: "first" | "middle" | "last" | "304" | "compressed" | "filtered" | "cursor first" | "cursor last";
+  /** The query each server was sent, where it is not page and per_page alone. */
+  queries?: Record<ServerName, string>;
   /** Extra request headers of the case (If-None-Match, Accept-Encoding). */
   headers: Record<string, string>;
   servers: Record<ServerName, ServerCaseReport>;
@@ -59,6 +62,8 @@ export interface CaseReport {
 
 export interface SizeReport {
   n: number;
+  /** A sync after 100 changes against a full cursor walk, on the api. */
+  sync?: SyncCostReport;
   load: LoadReport;
   peakRssMb: Record<ServerName, number>;
   cases: CaseReport[];
@@ -103,6 +108,19 @@ export function markdownTable(report: BenchReport): string {
           `${api.bad}/${floor.bad}/${naive.bad} |`,
       );
     }
+  }
+  lines.push(
+    "",
+    "| N | sync after changes: requests / bytes / s | full cursor walk: requests / bytes / s | walk/sync bytes |",
+    "|---:|---:|---:|---:|",
+  );
+  for (const size of report.sizes) {
+    if (size.sync === undefined) continue;
+    const { sync, walk, changes } = size.sync;
+    lines.push(
+      `| ${fmt(size.n)} | ${fmt(changes)} changes: ${fmt(sync.requests)} / ${fmt(sync.bytes)} / ${fmt(sync.seconds, 2)} | ` +
+        `${fmt(walk.requests)} / ${fmt(walk.bytes)} / ${fmt(walk.seconds, 1)} | ${fmt(walk.bytes / sync.bytes)} |`,
+    );
   }
   lines.push(
     "",

@@ -11,6 +11,7 @@ import { summarizeProfile } from "./profile-summary";
 import type { BenchReport, CaseReport, SizeReport } from "./report";
 import { markdownTable, spreadOf, summarize } from "./report";
 import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
+import { measureSyncCost } from "./sync-cost";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
@@ -80,6 +81,45 @@ async function etagOf(url: string): Promise<string> {
 
 type BenchCase = Pick<CaseReport, "name" | "path" | "page" | "perPage" | "depth">;
 
+/** A filter selecting about 9% of the bench's events (dataset.ts cancels every 11th). */
+const STATUS_FILTER = "&status=canceled";
+
+/**
+ * The cursor of the last page of a walk over `url` (per_page 100), found by walking it: cursors
+ * are opaque (the api's are signed), so the walk is the only way to one at depth.
+ */
+async function lastCursor(url: string): Promise<string> {
+  let cursor = "";
+  for (;;) {
+    const response = await fetch(`${url}?cursor=${encodeURIComponent(cursor)}&per_page=100`, {
+      headers: { authorization: `Bearer ${BENCH_TOKEN}`, "accept-encoding": "identity" },
+    });
+    const body = (await response.json()) as { meta: { pagination: { next_cursor: string | null } } };
+    if (response.status !== 200) throw new Error(`GET ${url} (cursor walk) gave ${response.status}`);
+    const next = body.meta.pagination.next_cursor;
+    if (next === null) return cursor;
+    cursor = next;
+  }
+}
+
+/**
+ * Each server's query for a case: page mode as the case says; a status filter; cursor pages at the
+ * start and at the end of a walk (the naive peer has no cursors: it serves the page at the same
+ * depth by OFFSET, which is what a walk costs there).
+ */
+async function queriesFor(c: BenchCase, baseUrl: (name: ServerName) => string): Promise<Record<ServerName, string>> {
+  const page = `?page=${c.page}&per_page=${c.perPage}`;
+  const queries = Object.fromEntries(SERVER_NAMES.map((name) => [name, page])) as Record<ServerName, string>;
+  if (c.depth === "filtered") for (const name of SERVER_NAMES) queries[name] = `${page}${STATUS_FILTER}`;
+  if (c.depth === "cursor first" || c.depth === "cursor last") {
+    for (const name of ["api", "floor"] as const) {
+      const cursor = c.depth === "cursor first" ? "" : await lastCursor(`${baseUrl(name)}${c.path}`);
+      queries[name] = `?cursor=${encodeURIComponent(cursor)}&per_page=${c.perPage}`;
+    }
+  }
+  return queries;
+}
+
 function casesFor(n: number) {
   const list: BenchCase[] = [];
   for (const perPage of [100, 10]) {
@@ -107,6 +147,27 @@ function casesFor(n: number) {
       depth: "last",
     },
     { name: "events first page, 304 revalidation", path: EVENTS, page: 1, perPage: 100, depth: "304" },
+    {
+      name: "events first page, per_page 100, status=canceled",
+      path: EVENTS,
+      page: 1,
+      perPage: 100,
+      depth: "filtered",
+    },
+    {
+      name: "events cursor walk, first page, per_page 100",
+      path: EVENTS,
+      page: 1,
+      perPage: 100,
+      depth: "cursor first",
+    },
+    {
+      name: `events cursor walk, last page (naive: page ${Math.ceil(n / 100)}), per_page 100`,
+      path: EVENTS,
+      page: Math.ceil(n / 100),
+      perPage: 100,
+      depth: "cursor last",
+    },
     // Harmless while the api does not compress: then it measures the same as the first page.
     {
       name: "events first page, per_page 100, Accept-Encoding: gzip, br",
@@ -143,12 +204,12 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
     const server = (name: ServerName) => servers.get(name) as RunningServer;
     const cases: CaseReport[] = [];
     for (const c of casesFor(n)) {
-      const query = `?page=${c.page}&per_page=${c.perPage}`;
+      const queries = await queriesFor(c, (name) => server(name).baseUrl);
       const headers: Record<string, string> = {};
-      if (c.depth === "304") headers["if-none-match"] = await etagOf(`${server("api").baseUrl}${c.path}${query}`);
+      if (c.depth === "304") headers["if-none-match"] = await etagOf(`${server("api").baseUrl}${c.path}${queries.api}`);
       if (c.depth === "compressed") headers["accept-encoding"] = "gzip, br";
       const request = (name: ServerName) => ({
-        url: `${server(name).baseUrl}${c.path}${query}`,
+        url: `${server(name).baseUrl}${c.path}${queries[name]}`,
         headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...headers },
       });
       for (const name of SERVER_NAMES) {
@@ -175,6 +236,7 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
       }
       const report: CaseReport = {
         ...c,
+        ...(c.depth === "filtered" || c.depth.startsWith("cursor") ? { queries } : {}),
         headers,
         servers: {
           api: summarize(rounds.api),
@@ -197,11 +259,18 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
       );
       cases.push(report);
     }
+    // Measured after the throughput cases, whose pages its writes would otherwise invalidate.
+    const sync = await measureSyncCost(server("api").baseUrl, monitor.pool, 100);
+    log(
+      `N=${n} sync after ${sync.changes} changes: ${sync.sync.requests} requests, ${sync.sync.bytes} bytes, ` +
+        `${sync.sync.seconds.toFixed(2)} s; full cursor walk: ${sync.walk.requests} requests, ${sync.walk.bytes} bytes, ` +
+        `${sync.walk.seconds.toFixed(1)} s (${(sync.walk.bytes / sync.sync.bytes).toFixed(0)}x the bytes)`,
+    );
     const peakRssMb = Object.fromEntries(SERVER_NAMES.map((name) => [name, server(name).peakRssMb()])) as Record<
       ServerName,
       number
     >;
-    return { n, load: loadReport, peakRssMb, cases };
+    return { n, load: loadReport, peakRssMb, cases, sync };
   } finally {
     for (const running of servers.values()) await running.stop();
     await monitor.close();

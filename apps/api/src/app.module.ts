@@ -2,14 +2,14 @@ import type { Database } from "@community/db";
 import { type DynamicModule, Module } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
+import { AuthModule } from "./auth/auth.module";
+import { BearerAuthGuard } from "./auth/bearer-auth.guard";
 import { NotFoundModule } from "./common/not-found.module";
 import { ProblemFilter } from "./common/problem.filter";
 import { QueryValidationPipe } from "./common/validation.pipe";
 import type { AppConfig } from "./config/config";
 import { ConfigModule } from "./config/config.module";
 import { DatabaseModule } from "./database/database.module";
-import { EventsModule } from "./events/events.module";
-import { GuidesModule } from "./guides/guides.module";
 import { HealthModule } from "./health/health.module";
 import { LoggingModule } from "./logging/logging.module";
 import { MetricsModule } from "./metrics/metrics.module";
@@ -17,6 +17,7 @@ import { OAuthModule } from "./oauth/oauth.module";
 import { DocsModule } from "./openapi/docs.module";
 import { RateLimitModule } from "./rate-limit/rate-limit.module";
 import { SecurityModule } from "./security/security.module";
+import { TeamListsModule } from "./team-lists/team-lists.module";
 
 @Module({})
 export class AppModule {
@@ -37,8 +38,7 @@ export class AppModule {
         SecurityModule,
         RateLimitModule,
         HealthModule,
-        EventsModule,
-        GuidesModule,
+        TeamListsModule.register({ imports: [AuthModule], authentication: BearerAuthGuard }),
         DocsModule,
         ...(config.oauth.builtIn === undefined ? [] : [OAuthModule]),
         // Last: its route takes every path that the routes before it left.

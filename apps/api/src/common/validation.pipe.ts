@@ -55,19 +55,6 @@ function bracketedParameters(query: unknown, declared: Set<string>): ParameterEr
 }
 
 /**
- * A query DTO class may recognise its common, valid input itself, cheaper than class-validator and
- * class-transformer; it answers undefined for anything else, which class-validator then judges
- * (and words the 400 for).
- */
-export interface CommonQueryFastPath {
-  fromCommonQuery(query: unknown): object | undefined;
-}
-
-function hasFastPath(metatype: unknown): metatype is CommonQueryFastPath {
-  return typeof (metatype as Partial<CommonQueryFastPath> | undefined)?.fromCommonQuery === "function";
-}
-
-/**
  * The api's global pipe: validates query DTOs; an invalid one is an invalid-query problem naming
  * every bad parameter, including a declared parameter sent in bracket form. A body is validated by
  * the pipe of the route that reads it (only the sign-in forms take one).
@@ -78,11 +65,7 @@ export class QueryValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === "body") return value;
-    if (hasFastPath(metadata.metatype)) {
-      const common = metadata.metatype.fromCommonQuery(value);
-      if (common !== undefined) return common;
-    }
+    if (metadata.type !== "query") return value;
     const bracketed = bracketedParameters(value, declaredParameters(metadata.metatype));
     let invalid: ParameterError[] = [];
     try {

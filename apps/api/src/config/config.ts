@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
@@ -276,7 +277,13 @@ const externalSubjects = z
   });
 
 /** Secrets that may instead be read from a file named by `<NAME>_FILE` (mounted secrets). */
-const FILE_VARIABLES = ["DATABASE_URL", "REDIS_URL", "METRICS_TOKEN", "OAUTH_KEY_ENCRYPTION_KEY"] as const;
+const FILE_VARIABLES = [
+  "DATABASE_URL",
+  "REDIS_URL",
+  "METRICS_TOKEN",
+  "OAUTH_KEY_ENCRYPTION_KEY",
+  "CURSOR_SECRET",
+] as const;
 
 /** Far more than any of these secrets needs; a larger file is a mistake (or /dev/zero). */
 const SECRET_FILE_MAX_BYTES = 65_536;
@@ -332,7 +339,8 @@ function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Every environment variable the api reads, with its default. README's table mirrors this. */
 export const EnvSchema = z.object({
-  // Only "production" changes anything (GET /metrics then needs METRICS_TOKEN); other values are Node's business.
+  // Only "production" changes anything (GET /metrics then needs METRICS_TOKEN, and a deployment with
+  // DATABASE_URL needs CURSOR_SECRET); other values are Node's business.
   NODE_ENV: z
     .string()
     .optional()
@@ -411,6 +419,10 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: corsOrigins,
   // Ready-to-send list pages kept in memory (all representations); 0 turns the cache off.
   PAGE_CACHE_BYTES: integer("PAGE_CACHE_BYTES", 0, 1_073_741_824, 16_777_216),
+  // Signs cursors and sync tokens (HMAC-SHA256); every replica must share it.
+  CURSOR_SECRET: secret("CURSOR_SECRET", 32),
+  SYNC_RETENTION_DAYS: integer("SYNC_RETENTION_DAYS", 7, 3_650, 7),
+  CHANGE_LOG_SWEEP_INTERVAL_SECONDS: integer("CHANGE_LOG_SWEEP_INTERVAL_SECONDS", 0, 86_400, 3_600),
   ...TracingEnvSchema.shape,
 });
 
@@ -476,6 +488,19 @@ export interface AppConfig {
   pageCacheBytes: number;
   /** Unset: tracing is off and no OpenTelemetry SDK module is loaded. */
   tracing: TracingConfig | undefined;
+  /** Cursor walks and the change feed (contract section 9). */
+  sync: SyncConfig;
+}
+
+export interface SyncConfig {
+  /** HMAC key of cursors and sync tokens: CURSOR_SECRET, or random bytes made at start (one process only). */
+  secret: Buffer;
+  /** Whether the secret was generated at start (then no other process can read this one's cursors). */
+  secretGenerated: boolean;
+  /** How long changes stay in the log; an older sync token is expired (410). */
+  retentionSeconds: number;
+  /** How often the change log is swept of entries past the retention; 0: never. */
+  sweepIntervalSeconds: number;
 }
 
 export interface TracingConfig {
@@ -608,6 +633,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       `OAUTH_MAX_TOKEN_LIFETIME_SECONDS (${e.OAUTH_MAX_TOKEN_LIFETIME_SECONDS}) must be at least OAUTH_ACCESS_TOKEN_TTL_SECONDS (${e.OAUTH_ACCESS_TOKEN_TTL_SECONDS}), or the built-in server's own tokens are refused`,
     ]);
   }
+  // The embedded demo runs alone, so a secret of its own is enough; a deployment runs replicas
+  // that must read each other's cursors and tokens.
+  if (e.CURSOR_SECRET === undefined && e.NODE_ENV === "production" && e.DATABASE_URL !== undefined) {
+    throw new ConfigError([
+      "CURSOR_SECRET is required when NODE_ENV=production and DATABASE_URL is set: every replica signs and checks cursors and sync tokens with it (openssl rand -base64 32)",
+    ]);
+  }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
@@ -680,6 +712,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     corsOrigins: e.CORS_ORIGINS,
     pageCacheBytes: e.PAGE_CACHE_BYTES,
     tracing: tracingConfig(e),
+    sync: {
+      secret: e.CURSOR_SECRET === undefined ? randomBytes(32) : Buffer.from(e.CURSOR_SECRET),
+      secretGenerated: e.CURSOR_SECRET === undefined,
+      retentionSeconds: e.SYNC_RETENTION_DAYS * 86_400,
+      sweepIntervalSeconds: e.CHANGE_LOG_SWEEP_INTERVAL_SECONDS,
+    },
   };
 }
 

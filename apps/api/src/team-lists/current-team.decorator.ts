@@ -10,7 +10,7 @@ interface MemberRequest {
 
 /**
  * The caller's team (teamId null for a user without a team), from the member that the route's
- * authentication guard put on the request. The team check itself is TeamListService's, so that a
+ * authentication guard put on the request. The team check itself is TeamListsService's, so that a
  * bad query is reported before a missing team (contract: order of checks).
  */
 export const CurrentTeam = createParamDecorator((_data: unknown, context: ExecutionContext): CallerTeam => {

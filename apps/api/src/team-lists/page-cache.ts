@@ -1,4 +1,3 @@
-import type { ListName } from "@community/db/lists";
 import type { ListContentCoding } from "@community/domain";
 import { compress, MIN_COMPRESSED_BYTES } from "./content-coding";
 
@@ -75,7 +74,7 @@ export class PageCache {
    * of the key too: no entry can answer another team's or list's request. Only the team id may hold
    * a colon, and it comes first, so no two keys coincide.
    */
-  static key(teamId: string, list: ListName, version: string, page: number, perPage: number): string {
+  static key(teamId: string, list: string, version: string, page: number, perPage: number): string {
     return `${teamId}:${list}:${version}:${page}:${perPage}`;
   }
 

@@ -1,0 +1,53 @@
+import type { Database } from "@community/db";
+import { EVENTS_LIST } from "@community/db/lists";
+import type { AppConfig } from "../config/config";
+import { ListChangesService } from "./list-changes.service";
+import { SignedTokens } from "./signed-tokens";
+
+/** A Queryable that answers the membership statement, and a change statement with `status`. */
+function fakeDatabase(status: { replica: "ok" | "behind"; primary: "ok" | "behind" }) {
+  const asked: string[] = [];
+  const queryable = (name: "replica" | "primary") => ({
+    query: async (text: string) => {
+      if (text.includes("FROM users")) {
+        return { rows: [{ team_id: "team_a", team_since: 0, now: Date.now() / 1000 }] };
+      }
+      if (text.includes("pg_current_snapshot()::text AS snapshot")) return { rows: [{ snapshot: "10:10:" }] };
+      asked.push(name);
+      return {
+        rows: [{ status: status[name], round: "12:12:", change_xid: null, change_id: null, change_present: null }],
+      };
+    },
+  });
+  const primary = queryable("primary");
+  const database = { pool: primary, reads: queryable("replica"), replica: {} } as unknown as Database;
+  return { database, asked };
+}
+
+describe(ListChangesService.name, () => {
+  const tokens = new SignedTokens(Buffer.from("a-secret-of-at-least-thirty-two-characters"));
+  const config = { sync: { retentionSeconds: 7 * 86_400 } } as AppConfig;
+  const team = { userId: "user_a", teamId: "team_a" };
+
+  async function since(service: ListChangesService): Promise<string> {
+    const body = JSON.parse((await service.find(EVENTS_LIST, team, { since: undefined, perPage: 10 })).json.toString());
+    return body.meta.sync.next;
+  }
+
+  it("reads the changes from the replica when it has replayed the token", async () => {
+    const { database, asked } = fakeDatabase({ replica: "ok", primary: "ok" });
+    const service = new ListChangesService(database, config, tokens);
+    await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10 });
+    expect(asked).toEqual(["replica"]);
+  });
+
+  it("asks the primary when the replica has not replayed up to the token, never answering from it", async () => {
+    const { database, asked } = fakeDatabase({ replica: "behind", primary: "ok" });
+    const service = new ListChangesService(database, config, tokens);
+    const body = JSON.parse(
+      (await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10 })).json.toString(),
+    );
+    expect(asked).toEqual(["replica", "primary"]);
+    expect(body.meta.sync.has_more).toBe(false);
+  });
+});

@@ -91,6 +91,17 @@ describe("the client against a hostile server", () => {
     expect(error).toMatchObject({ limit: "maxPages", value: 50 });
   });
 
+  it("stops a cursor walk whose next_cursor leads back to a page already read", async () => {
+    const api = await serve((request, response) => {
+      if (api.requests.length > 300) return sendJson(response, { detail: "end of the test's loop" }, 500);
+      sendJson(response, { guides: [wireEvent()], meta: { pagination: { per_page: 1, next_cursor: "same" } } });
+    });
+    const error = await failure(drain(client(api.url).events.all()));
+    expect(api.requests.map((r) => r.url)).toEqual([`${EVENTS}?cursor=`, `${EVENTS}?cursor=same`]);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(/the next page is one already read/);
+  });
+
   it("stops a walk at maxItems before handing over the page that goes past it", async () => {
     const api = await serve((request, response) => {
       const page = Number(new URL(request.url ?? "", "http://x").searchParams.get("page") ?? "1");

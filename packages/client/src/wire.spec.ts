@@ -12,7 +12,7 @@ const sameShapes: [
   Same<Wire.Guide, Domain.Guide>,
   Same<Wire.Pagination, Domain.Pagination>,
   Same<Wire.ParameterError, Domain.ParameterError>,
-  Same<Omit<Wire.Problem, string>, Omit<Domain.Problem, string>>,
+  Same<Wire.Problem["errors"], Domain.Problem["errors"]>,
   Same<
     Pick<Wire.Problem, "type" | "title" | "status" | "detail" | "instance">,
     Pick<Domain.Problem, "type" | "title" | "status" | "detail" | "instance">

@@ -1,6 +1,6 @@
 import { wireEvent } from "@community/domain/testing";
 import { EVENT_COLUMNS } from "./columns";
-import { formatItems, loadMeasureWidth, type MeasureWidth } from "./format";
+import { createItemWriter, formatItems, loadMeasureWidth, type MeasureWidth } from "./format";
 
 describe(formatItems.name, () => {
   let width: MeasureWidth;
@@ -98,5 +98,27 @@ describe(formatItems.name, () => {
     expect(row).toContain(",'+1,");
     expect(row).toContain(",'@SUM(A1),");
     expect(row).toContain(",'-2+3,");
+  });
+
+  it.each(["csv", "json", "table"] as const)("writes %s page by page exactly as all at once", (format) => {
+    const pages = [
+      [],
+      [wireEvent({ id: "ev_1" }), wireEvent({ id: "ev_2", name: "東京" })],
+      [],
+      [wireEvent({ id: "ev_3" })],
+    ];
+    const chunks: string[] = [];
+    const writer = createItemWriter(format, EVENT_COLUMNS, width, { write: (text: string) => chunks.push(text) });
+    for (const page of pages) writer.write(page);
+    writer.end();
+    expect(chunks.join("")).toBe(formatItems(pages.flat(), format, EVENT_COLUMNS, width));
+    // Streamed: one write per page that has items, not one at the end.
+    if (format !== "table") expect(chunks.length).toBeGreaterThan(1);
+
+    const empty: string[] = [];
+    const none = createItemWriter(format, EVENT_COLUMNS, width, { write: (text: string) => empty.push(text) });
+    none.write([]);
+    none.end();
+    expect(empty.join("")).toBe(formatItems([], format, EVENT_COLUMNS, width));
   });
 });

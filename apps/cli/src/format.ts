@@ -52,6 +52,43 @@ function formatCsv<T>(items: T[], columns: Column<T>[]): string {
   );
 }
 
+/**
+ * Writes items as they come, page after page: CSV and JSON go out at once (a long walk holds one
+ * page in memory, not the whole list); a table needs every row for its widths and is written at
+ * the end. The output is the same as formatItems over all the items.
+ */
+export function createItemWriter<T>(
+  format: Format,
+  columns: Column<T>[],
+  width: MeasureWidth,
+  out: { write(text: string): unknown },
+) {
+  const held: T[] = [];
+  let started = false;
+  return {
+    write(items: T[]) {
+      if (format === "table") {
+        held.push(...items);
+        return;
+      }
+      if (items.length === 0) return;
+      if (format === "csv") {
+        const csv = formatCsv(items, columns);
+        // The header row once, before the first row.
+        out.write(started ? csv.slice(csv.indexOf("\n") + 1) : csv);
+      } else {
+        const json = items.map((item) => escapeJsonControls(JSON.stringify(item, null, 2)).replace(/\n/g, "\n  "));
+        out.write(`${started ? ",\n  " : "[\n  "}${json.join(",\n  ")}`);
+      }
+      started = true;
+    },
+    end() {
+      if (format === "table" || !started) out.write(formatItems(held, format, columns, width));
+      else if (format === "json") out.write("\n]\n");
+    },
+  };
+}
+
 /** Cuts `text` to at most `max` columns, whole graphemes only, with an ellipsis when it was longer. */
 function truncate(text: string, max: number, width: MeasureWidth): string {
   if (width(text) <= max) return text;

@@ -15,7 +15,7 @@ import {
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { type Column, EVENT_COLUMNS, GUIDE_COLUMNS } from "./columns";
 import { describeFailure, EXIT } from "./exit-codes";
-import { FORMATS, type Format, formatItems, loadMeasureWidth } from "./format";
+import { createItemWriter, FORMATS, type Format, formatItems, loadMeasureWidth } from "./format";
 import { escapeControls, escapeJsonControls } from "./sanitize";
 
 export interface CliIo {
@@ -195,18 +195,25 @@ async function list<T extends { id: string }, F>(
   const collection = pick(connection.client);
   const width = await loadMeasureWidth();
   const progress = createProgress(io.stderr, name);
+  const output = createItemWriter(options.format, columns, width, io.stdout);
   try {
-    const items: T[] = [];
     if (options.all) {
-      for await (const item of collection.all({ perPage: options.perPage, filters, onPage: progress.update })) {
-        items.push(item);
-      }
+      let page: T[] = [];
+      // all() reports a page before handing over its items: the buffer holds the page before it.
+      const onPage = (done: ListPage<T> | CursorPage<T>) => {
+        progress.done();
+        output.write(page);
+        page = [];
+        progress.update(done);
+      };
+      for await (const item of collection.all({ perPage: options.perPage, filters, onPage })) page.push(item);
+      output.write(page);
     } else {
       const page = await collection.list({ page: options.page, perPage: options.perPage, filters });
-      if (!page.notModified) items.push(...page.items);
+      if (!page.notModified) output.write(page.items);
     }
     progress.done();
-    io.stdout.write(formatItems(items, options.format, columns, width));
+    output.end();
     return EXIT.ok;
   } catch (error) {
     progress.done();

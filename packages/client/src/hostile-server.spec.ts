@@ -92,8 +92,8 @@ describe("the client against a hostile server", () => {
   });
 
   it("stops a cursor walk whose next_cursor leads back to a page already read", async () => {
-    const api = await serve((request, response) => {
-      if (api.requests.length > 300) return sendJson(response, { detail: "end of the test's loop" }, 500);
+    const api = await serve((_request, response, server) => {
+      if (server.requests.length > 300) return sendJson(response, { detail: "end of the test's loop" }, 500);
       sendJson(response, { guides: [wireEvent()], meta: { pagination: { per_page: 1, next_cursor: "same" } } });
     });
     const error = await failure(drain(client(api.url).events.all()));

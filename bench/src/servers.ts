@@ -97,6 +97,7 @@ export async function startServer(
       LOG_LEVEL: "info",
       ...process.env,
       NODE_ENV: "production",
+      CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef",
       DATABASE_URL: options.databaseUrl,
       DB_POOL_MAX: String(options.poolMax),
       HOST: "127.0.0.1",

@@ -36,7 +36,11 @@ describe("production layout: migrate, seed the demo, run the image's CMD", () =>
 
   beforeAll(async () => {
     testDb = await createEmptyTestDatabase("production_smoke");
-    env = { DATABASE_URL: testDb.url, NODE_ENV: "production" };
+    env = {
+      DATABASE_URL: testDb.url,
+      NODE_ENV: "production",
+      CURSOR_SECRET: "production-smoke-cursor-secret-0123456789",
+    };
   });
 
   afterAll(async () => {

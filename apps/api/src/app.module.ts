@@ -2,13 +2,13 @@ import type { Database } from "@community/db";
 import { type DynamicModule, Global, Module } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
+import { AuthModule } from "./auth/auth.module";
+import { BearerAuthGuard } from "./auth/bearer-auth.guard";
 import { ProblemFilter } from "./common/problem.filter";
 import { QueryValidationPipe } from "./common/validation.pipe";
 import { APP_CONFIG, type AppConfig } from "./config/config";
 import { DatabaseModule } from "./database/database.module";
 import { DATABASE } from "./database/database.tokens";
-import { EventsModule } from "./events/events.module";
-import { GuidesModule } from "./guides/guides.module";
 import { HealthModule } from "./health/health.module";
 import { LoggingModule } from "./logging/logging.module";
 import { MetricsModule } from "./metrics/metrics.module";
@@ -16,6 +16,7 @@ import { OAuthModule } from "./oauth/oauth.module";
 import { DocsModule } from "./openapi/docs.module";
 import { RateLimitModule } from "./rate-limit/rate-limit.module";
 import { SecurityModule } from "./security/security.module";
+import { TeamListsModule } from "./team-lists/team-lists.module";
 
 /** Configuration and the database are made before the app (see bootstrap) and injected here. */
 @Global()
@@ -52,8 +53,7 @@ export class AppModule {
         DatabaseModule,
         RateLimitModule,
         HealthModule,
-        EventsModule,
-        GuidesModule,
+        TeamListsModule.register({ imports: [AuthModule], authentication: BearerAuthGuard }),
         DocsModule,
         ...(config.oauth.builtIn === undefined ? [] : [OAuthModule]),
       ],

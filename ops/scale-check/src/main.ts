@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -47,6 +48,7 @@ process crashed. See docs/scale-check.md.
 `;
 
 const REPLICAS = ["r1", "r2", "r3"];
+const CURSOR_SECRET = randomBytes(32).toString("base64");
 const LOAD_TOKENS = Array.from({ length: 16 }, (_, i) => `scale-load-token-${String(i + 1).padStart(2, "0")}`);
 const BUDGET_TOKEN = "scale-budget-token";
 /** Tokens of the polls that wait for each replication probe in the api's list (rotated: each has the budget). */
@@ -198,6 +200,8 @@ async function check(
   const apiEnv = (port: number): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
     NODE_ENV: "production",
+    // One secret for all replicas: a cursor or sync token from one is read by the others.
+    CURSOR_SECRET,
     HOST: "127.0.0.1",
     PORT: `${port}`,
     PUBLIC_URL: `http://127.0.0.1:${balancerPort}`,

@@ -21,9 +21,16 @@ export type ListContentCoding = "identity" | "gzip" | "br";
  * value belongs to one team's list, once, so it also names the team and the list. The tag is known
  * before the page is read, so a revalidation costs no page query.
  */
-export function listEntityTag(request: PageRequest, version: string, coding: ListContentCoding = "identity"): string {
+export function listEntityTag(
+  request: PageRequest,
+  version: string,
+  coding: ListContentCoding = "identity",
+  /** A digest of the filters of a filtered page: its tag never matches the unfiltered page's. */
+  variant?: string,
+): string {
   const suffix = coding === "identity" ? "" : `-${coding}`;
-  return `"${version}-${request.page}-${request.perPage}-${REPRESENTATION_REVISION}${suffix}"`;
+  const filtered = variant === undefined ? "" : `-f${variant}`;
+  return `"${version}-${request.page}-${request.perPage}-${REPRESENTATION_REVISION}${filtered}${suffix}"`;
 }
 
 /**

@@ -53,3 +53,29 @@ export function paginationMeta(request: PageRequest, totalItems: number): Pagina
     total_pages: totalPages(totalItems, request.perPage),
   };
 }
+
+/** `meta.pagination` of a cursor page (contract 9.1): no totals. */
+export interface CursorPagination {
+  per_page: number;
+  /** null on the page that holds the last item. */
+  next_cursor: string | null;
+}
+
+export interface CursorEnvelope<T> {
+  guides: T[];
+  meta: { pagination: CursorPagination };
+}
+
+/** `meta.sync` of a changes response (contract 9.3). */
+export interface SyncState {
+  next: string;
+  has_more: boolean;
+}
+
+/** One entry of a list's changes: the item's latest state, or its removal from the team. */
+export type Change<T> = { op: "upsert"; id: string; item: T } | { op: "delete"; id: string };
+
+export interface ChangesEnvelope<T> {
+  changes: Change<T>[];
+  meta: { sync: SyncState };
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Account, Event, Guide, Price } from "./entities";
-import { PAGINATION, type Pagination } from "./pagination";
+import { type CursorPagination, PAGINATION, type Pagination, type SyncState } from "./pagination";
 import { TIMESTAMP_PATTERN } from "./timestamp";
 
 /**
@@ -113,16 +113,59 @@ export const paginationSchema = z
 
 const pageMetaSchema = z.strictObject({ pagination: paginationSchema });
 
-export const eventListSchema = z
+export const cursorPaginationSchema = z
   .strictObject({
-    guides: z.array(eventSchema).meta({ description: "The events of the page (named guides by the specification)." }),
-    meta: pageMetaSchema,
+    per_page: z
+      .int()
+      .min(PAGINATION.perPage.min)
+      .max(PAGINATION.perPage.max)
+      .meta({ description: "The page size in effect.", examples: [PAGINATION.perPage.default] }),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: "The cursor of the next page; null on the page that holds the last item." }),
   })
-  .register(wireRegistry, { id: "EventList", description: "A page of events." });
+  .register(wireRegistry, { id: "CursorPagination", description: "Where a cursor walk stands (no totals)." });
 
-export const guideListSchema = z
-  .strictObject({ guides: z.array(guideSchema), meta: pageMetaSchema })
-  .register(wireRegistry, { id: "GuideList", description: "A page of guides." });
+export const syncStateSchema = z
+  .strictObject({
+    next: z.string().meta({ description: "The token to ask with next (`since`); opaque, bound to the team and list." }),
+    has_more: z.boolean().meta({ description: "More changes are waiting: ask again at once with `next`." }),
+  })
+  .register(wireRegistry, { id: "SyncState" });
+
+/**
+ * The envelopes of one list, registered under the item's name: a page (`<name>List`), a cursor
+ * page (`<name>CursorList`), a change (`<name>Change`) and a page of changes (`<name>Changes`).
+ */
+function listWireSchemas<Item extends z.ZodType>(name: string, item: Item, plural: string) {
+  const items = z.array(item).meta({ description: `The ${plural} (named guides by the specification).` });
+  const page = z
+    .strictObject({ guides: items, meta: pageMetaSchema })
+    .register(wireRegistry, { id: `${name}List`, description: `A page of ${plural}.` });
+  const cursorPage = z
+    .strictObject({ guides: items, meta: z.strictObject({ pagination: cursorPaginationSchema }) })
+    .register(wireRegistry, { id: `${name}CursorList`, description: `A page of a cursor walk over the ${plural}.` });
+  const change = z
+    .discriminatedUnion("op", [
+      z.strictObject({ op: z.literal("upsert"), id: z.string(), item }),
+      z.strictObject({ op: z.literal("delete"), id: z.string() }),
+    ])
+    .register(wireRegistry, {
+      id: `${name}Change`,
+      description: `An upsert carries the ${name.toLowerCase()} exactly as the list serves it; a delete, one that left the team (deleted or moved).`,
+    });
+  const changes = z
+    .strictObject({ changes: z.array(change), meta: z.strictObject({ sync: syncStateSchema }) })
+    .register(wireRegistry, {
+      id: `${name}Changes`,
+      description: `Changes of the ${plural} since a token, oldest first, at most one per item.`,
+    });
+  return { page, cursorPage, change, changes };
+}
+
+export const eventWireSchemas = listWireSchemas("Event", eventSchema, "events");
+export const guideWireSchemas = listWireSchemas("Guide", guideSchema, "guides");
 
 export const parameterErrorSchema = z
   .strictObject({
@@ -201,5 +244,7 @@ const sameShapes: [
   Same<z.infer<typeof eventSchema>, Event>,
   Same<z.infer<typeof guideSchema>, Guide>,
   Same<z.infer<typeof paginationSchema>, Pagination>,
-] = [true, true, true, true, true];
+  Same<z.infer<typeof cursorPaginationSchema>, CursorPagination>,
+  Same<z.infer<typeof syncStateSchema>, SyncState>,
+] = [true, true, true, true, true, true, true];
 void sameShapes;

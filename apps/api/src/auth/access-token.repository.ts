@@ -1,5 +1,4 @@
 import type { Database } from "@community/db";
-import type { ListState } from "@community/db/lists";
 import { findTokenMember } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
@@ -23,14 +22,7 @@ export class AccessTokenRepository {
           teamId: row.team_id,
           clientId: row.client_id,
           scopes: null,
-          lists: {
-            events: listState(row.events_version, row.events_total),
-            guides: listState(row.guides_version, row.guides_total),
-          },
+          lists: row.lists,
         };
   }
-}
-
-function listState(version: string | null, total: number | null): ListState | null {
-  return version === null || total === null ? null : { version, total };
 }

@@ -56,7 +56,7 @@ export const COMMON_PROBLEMS = {
     type: "invalid-query",
     status: 400,
     title: "Invalid query parameter",
-    docs: "page or per_page is not a plain decimal integer within its bounds, or is given more than once; `errors` lists every invalid parameter.",
+    docs: "A query parameter is invalid: page or per_page not a plain decimal integer within its bounds, cursor with page, a cursor or since token altered, forged or (cursor) used with another list, team or filters, an unknown status, a malformed date-time, a window whose start is not before its end, or any parameter given more than once; `errors` lists every invalid parameter.",
     requires: ["errors"],
     example: {
       detail: "per_page must be an integer between 1 and 100",

@@ -74,6 +74,10 @@ describe(loadConfig.name, () => {
       BODY_LIMIT_BYTES: "0",
       CORS_ORIGINS: "https://app.example.com, http://localhost:5173",
       PAGE_CACHE_BYTES: "0",
+      CURSOR_SECRET: "cursor-secret-of-thirty-two-chars-at-least",
+      NODE_ENV: "production",
+      SYNC_RETENTION_DAYS: "14",
+      CHANGE_LOG_SWEEP_INTERVAL_SECONDS: "0",
     });
     expect(config).toEqual({
       port: 8080,
@@ -108,7 +112,29 @@ describe(loadConfig.name, () => {
       bodyLimitBytes: 0,
       corsOrigins: ["https://app.example.com", "http://localhost:5173"],
       pageCacheBytes: 0,
+      sync: {
+        secret: Buffer.from("cursor-secret-of-thirty-two-chars-at-least"),
+        secretGenerated: false,
+        retentionSeconds: 14 * 86_400,
+        sweepIntervalSeconds: 0,
+      },
     });
+  });
+
+  it("signs cursors with a secret made at start unless CURSOR_SECRET is set, which production requires", () => {
+    const embedded = loadConfig({ NODE_ENV: "production" }).sync;
+    expect(embedded).toMatchObject({
+      secretGenerated: true,
+      retentionSeconds: 7 * 86_400,
+      sweepIntervalSeconds: 3_600,
+    });
+    expect(embedded.secret).toHaveLength(32);
+    expect(loadConfig({}).sync.secret.equals(embedded.secret)).toBe(false);
+    expect(() => loadConfig({ NODE_ENV: "production", DATABASE_URL: "postgresql://u@db/app" })).toThrow(
+      /CURSOR_SECRET/,
+    );
+    expect(() => loadConfig({ CURSOR_SECRET: "short" })).toThrow(/CURSOR_SECRET must be at least 32/);
+    expect(() => loadConfig({ SYNC_RETENTION_DAYS: "6" })).toThrow(/SYNC_RETENTION_DAYS must be an integer between 7/);
   });
 
   it("runs the built-in authorization server by default, its issuer under PUBLIC_URL/oauth", () => {

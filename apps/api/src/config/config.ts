@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
@@ -262,7 +263,13 @@ const encryptionKey = z
   });
 
 /** Secrets that may instead be read from a file named by `<NAME>_FILE` (mounted secrets). */
-const FILE_VARIABLES = ["DATABASE_URL", "REDIS_URL", "METRICS_TOKEN", "OAUTH_KEY_ENCRYPTION_KEY"] as const;
+const FILE_VARIABLES = [
+  "DATABASE_URL",
+  "REDIS_URL",
+  "METRICS_TOKEN",
+  "OAUTH_KEY_ENCRYPTION_KEY",
+  "CURSOR_SECRET",
+] as const;
 
 /** The environment with every `<NAME>_FILE` replaced by the file's content (trailing newline removed). */
 function readFileVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -352,6 +359,11 @@ export const EnvSchema = z.object({
   CORS_ORIGINS: corsOrigins,
   // Ready-to-send list pages kept in memory (all representations); 0 turns the cache off.
   PAGE_CACHE_BYTES: integer("PAGE_CACHE_BYTES", 0, 1_073_741_824, 16_777_216),
+  // Signs cursors and sync tokens (HMAC-SHA256); every replica must share it.
+  CURSOR_SECRET: secret("CURSOR_SECRET", 32),
+  NODE_ENV: z.string().optional(),
+  SYNC_RETENTION_DAYS: integer("SYNC_RETENTION_DAYS", 7, 3_650, 7),
+  CHANGE_LOG_SWEEP_INTERVAL_SECONDS: integer("CHANGE_LOG_SWEEP_INTERVAL_SECONDS", 0, 86_400, 3_600),
   ...TracingEnvSchema.shape,
 });
 
@@ -406,6 +418,19 @@ export interface AppConfig {
   pageCacheBytes: number;
   /** Unset: tracing is off and no OpenTelemetry SDK module is loaded. */
   tracing: TracingConfig | undefined;
+  /** Cursor walks and the change feed (contract section 9). */
+  sync: SyncConfig;
+}
+
+export interface SyncConfig {
+  /** HMAC key of cursors and sync tokens: CURSOR_SECRET, or random bytes made at start (one process only). */
+  secret: Buffer;
+  /** Whether the secret was generated at start (then no other process can read this one's cursors). */
+  secretGenerated: boolean;
+  /** How long changes stay in the log; an older sync token is expired (410). */
+  retentionSeconds: number;
+  /** How often the change log is swept of entries past the retention; 0: never. */
+  sweepIntervalSeconds: number;
 }
 
 export interface TracingConfig {
@@ -507,6 +532,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       `HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS (${e.HTTP_KEEP_ALIVE_TIMEOUT_MS}), or a reused connection can be cut while its next request's headers arrive`,
     ]);
   }
+  // The embedded demo runs alone, so a secret of its own is enough; a deployment runs replicas
+  // that must read each other's cursors and tokens.
+  if (e.CURSOR_SECRET === undefined && e.NODE_ENV === "production" && e.DATABASE_URL !== undefined) {
+    throw new ConfigError([
+      "CURSOR_SECRET is required when NODE_ENV=production and DATABASE_URL is set: every replica signs and checks cursors and sync tokens with it (openssl rand -base64 32)",
+    ]);
+  }
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
@@ -568,6 +600,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     corsOrigins: e.CORS_ORIGINS,
     pageCacheBytes: e.PAGE_CACHE_BYTES,
     tracing: tracingConfig(e),
+    sync: {
+      secret: e.CURSOR_SECRET === undefined ? randomBytes(32) : Buffer.from(e.CURSOR_SECRET),
+      secretGenerated: e.CURSOR_SECRET === undefined,
+      retentionSeconds: e.SYNC_RETENTION_DAYS * 86_400,
+      sweepIntervalSeconds: e.CHANGE_LOG_SWEEP_INTERVAL_SECONDS,
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import { type AnyTeamList, TEAM_LISTS } from "@community/db/lists";
 import { PAGINATION, READ_SCOPE, wireJsonSchemas } from "@community/domain";
 import { DEMO_TOKENS } from "@community/fixtures";
 import type { ProblemName } from "./problem-catalogue";
@@ -20,23 +21,21 @@ const LIST_HEADERS = [
   "RateLimit",
 ];
 const NOT_MODIFIED_HEADERS = ["ETag", "Cache-Control", "Vary", "RateLimit-Policy", "RateLimit"];
+const CHANGES_HEADERS = ["Cache-Control", "Vary", "Content-Encoding", "RateLimit-Policy", "RateLimit"];
 
 const headers: Record<string, Json> = {
   Link: {
     description:
-      'RFC 8288 links to the same path with page and per_page set: rel="first", rel="last" (absent when there are no pages), rel="prev" and rel="next" where they exist.',
-    required: true,
+      'Page mode: RFC 8288 links to the same path with page, per_page and the filters set: rel="first", rel="last" (absent when there are no pages), rel="prev" and rel="next" where they exist. Cursor mode: rel="next" only, with cursor, per_page and the filters, while more items follow.',
     schema: { type: "string", examples: ['</v1/me/community/team/events?page=2&per_page=10>; rel="next"'] },
   },
   "X-Total-Count": {
-    description: "The total number of items of the team.",
-    required: true,
+    description: "Page mode: the number of items of the team that match the filters (all of them without filters).",
     schema: { type: "integer", minimum: 0, examples: [40] },
   },
   ETag: {
     description:
-      "Entity tag of this representation; send it back in If-None-Match to get a 304 when unchanged. Each content coding has its own tag (`-gzip` or `-br` before the closing quote).",
-    required: true,
+      "Page mode: entity tag of this representation; send it back in If-None-Match to get a 304 when unchanged. Each content coding has its own tag (`-gzip` or `-br` before the closing quote).",
     schema: { type: "string", pattern: '^(W/)?"[^"]*"$', examples: ['"q9uXbS6i0Ty3aEK0hZ2wkmM3rjxYQkHT"'] },
   },
   "Cache-Control": {
@@ -106,18 +105,48 @@ const PROBLEMS_OF_EVERY_PATH: ProblemName[] = [
 /** Answered on any path: unknown paths, and other methods than GET and HEAD on a list path. */
 const PROBLEMS_OF_NO_OPERATION: ProblemName[] = ["NotFound", "MethodNotAllowed"];
 
-function listOperations(what: "events" | "guides", listSchema: string, order: string): Json {
+const LIST_PREFIX = "/v1/me/community/team";
+
+/** The query parameters of a list's filters, from its declaration. */
+function filterParameters(spec: AnyTeamList): Json[] {
+  const { from, to } = spec.filters.window;
+  const words = Object.keys(spec.filters.status);
+  const dateTime = (name: string, description: string) => ({
+    name,
+    in: "query",
+    required: false,
+    description: `${description} An RFC 3339 date-time with Z or an offset (fractional seconds allowed), given at most once; \`${from}\` must be before \`${to}\`.`,
+    schema: { type: "string", format: "date-time", examples: ["2026-03-01T00:00:00Z"] },
+  });
+  return [
+    {
+      name: "status",
+      in: "query",
+      required: false,
+      description: `Only items with any of these statuses: a comma-separated subset of ${words.join(", ")}, derived from the item's data alone.`,
+      schema: { type: "string", examples: [words.slice(0, 2).join(",")] },
+    },
+    dateTime(from, "Only items at or after this instant."),
+    dateTime(to, "Only items before this instant."),
+  ];
+}
+
+function listOperations(spec: AnyTeamList): Json {
+  const what = spec.list;
+  const schemaRef = (suffix: string) => ref("schemas", `${spec.schema}${suffix}`);
   const responses = (method: "get" | "head") => ({
     "200": {
       description:
         method === "get"
-          ? `A page of the team's ${what}, ${order}. A page past the end is an empty page with the real total_pages.`
+          ? `A page of the team's ${what}, ${spec.order}: in page mode a ${spec.schema}List (a page past the end is an empty page with the real total_pages), in cursor mode a ${spec.schema}CursorList.`
           : "The headers of the page that GET would answer with, no body.",
       headers: Object.fromEntries(LIST_HEADERS.map((h) => [h, ref("headers", h)])),
-      ...(method === "get" ? { content: { "application/json": { schema: ref("schemas", listSchema) } } } : {}),
+      ...(method === "get"
+        ? { content: { "application/json": { schema: { oneOf: [schemaRef("List"), schemaRef("CursorList")] } } } }
+        : {}),
     },
     "304": {
-      description: "If-None-Match names the current ETag: the client's copy is current. No body.",
+      description: "Page mode: If-None-Match names the current ETag: the client's copy is current. No body.",
       headers: Object.fromEntries(NOT_MODIFIED_HEADERS.map((h) => [h, ref("headers", h)])),
     },
     ...problemRefs(PROBLEMS_OF_A_LIST),
@@ -127,23 +156,64 @@ function listOperations(what: "events" | "guides", listSchema: string, order: st
     parameters: [
       ref("parameters", "page"),
       ref("parameters", "per_page"),
+      ref("parameters", "cursor"),
+      ...filterParameters(spec),
       ref("parameters", "If-None-Match"),
       ref("parameters", "Accept-Encoding"),
     ],
     security: [{ bearer: [] }, { oauth2: [READ_SCOPE] }],
   };
-  const title = what === "events" ? "Events" : "Guides";
+  const title = what.charAt(0).toUpperCase() + what.slice(1);
   return {
     get: {
       operationId: `list${title}`,
       summary: `List the ${what} of the caller's community team`,
-      description: `Ordering: ${order}; total and stable, so walking the pages visits every item exactly once while the data does not change. The array is named \`guides\` for both endpoints, as the specification names it.`,
+      description: `Ordering: ${spec.order}; total and stable, so walking the pages visits every item exactly once while the data does not change. With \`cursor\` (empty to start), a keyset walk that returns every item that stays in the list exactly once while the data changes, at the same cost at any depth. The array is named \`guides\` for both endpoints, as the specification names it.`,
       ...common,
       responses: responses("get"),
     },
     head: {
       operationId: `head${title}`,
       summary: `Headers of a page of ${what}`,
+      ...common,
+      responses: responses("head"),
+    },
+  };
+}
+
+function changesOperations(spec: AnyTeamList): Json {
+  const what = spec.list;
+  const title = what.charAt(0).toUpperCase() + what.slice(1);
+  const responses = (method: "get" | "head") => ({
+    "200": {
+      description:
+        method === "get"
+          ? `Without since: no changes and a token that marks now. With since: the changes of the team's ${what} after that token, oldest first, at most one per item (its latest state), up to per_page.`
+          : "The headers that GET would answer with, no body.",
+      headers: Object.fromEntries(CHANGES_HEADERS.map((h) => [h, ref("headers", h)])),
+      ...(method === "get"
+        ? { content: { "application/json": { schema: ref("schemas", `${spec.schema}Changes`) } } }
+        : {}),
+    },
+    ...problemRefs([...PROBLEMS_OF_A_LIST, "SyncExpired"]),
+  });
+  const common = {
+    tags: [what],
+    parameters: [ref("parameters", "since"), ref("parameters", "per_page"), ref("parameters", "Accept-Encoding")],
+    security: [{ bearer: [] }, { oauth2: [READ_SCOPE] }],
+  };
+  return {
+    get: {
+      operationId: `list${title}Changes`,
+      summary: `The changes of the team's ${what} since a token (delta sync)`,
+      description:
+        "Take a token (no since), walk the list, then ask for the changes since the token and keep the new token: a copy built so equals the list, field for field, whatever was written meanwhile (a transaction that began before the token and committed after it included). An item deleted or moved to another team is a delete; created, moved in or changed in any field (its account's included), an upsert.",
+      ...common,
+      responses: responses("get"),
+    },
+    head: {
+      operationId: `head${title}Changes`,
+      summary: `Headers of the changes of ${what}`,
       ...common,
       responses: responses("head"),
     },
@@ -238,20 +308,15 @@ export function buildOpenApiDocument(): Json {
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
-      { name: "events", description: "The team's events" },
-      { name: "guides", description: "The team's guides" },
+      ...TEAM_LISTS.map((spec) => ({ name: spec.list, description: `The team's ${spec.list}` })),
       { name: "operations", description: "Health probes and metrics for the platform" },
     ],
     paths: {
-      "/v1/me/community/team/events": listOperations(
-        "events",
-        "EventList",
-        "scheduled_at descending, then id ascending",
-      ),
-      "/v1/me/community/team/guides": listOperations(
-        "guides",
-        "GuideList",
-        "published_at descending with drafts (null) first, then id ascending",
+      ...Object.fromEntries(
+        TEAM_LISTS.flatMap((spec) => [
+          [`${LIST_PREFIX}/${spec.list}`, listOperations(spec)],
+          [`${LIST_PREFIX}/${spec.list}/changes`, changesOperations(spec)],
+        ]),
       ),
       ...operationsPaths(),
     },
@@ -259,7 +324,23 @@ export function buildOpenApiDocument(): Json {
       schemas: wireJsonSchemas(),
       parameters: {
         page: queryParameter("page", PAGINATION.page, "The page to return, from 1."),
-        per_page: queryParameter("per_page", PAGINATION.perPage, "Items per page."),
+        per_page: queryParameter("per_page", PAGINATION.perPage, "Items (or changes) per page."),
+        cursor: {
+          name: "cursor",
+          in: "query",
+          required: false,
+          description:
+            "Cursor mode: empty to start a walk, else next_cursor of the previous page. Bound to the list, the filters and the caller's team; altered, forged or used elsewhere it is a 400. Not with page.",
+          schema: { type: "string" },
+        },
+        since: {
+          name: "since",
+          in: "query",
+          required: false,
+          description:
+            "meta.sync.next of an earlier changes response. Altered or forged: 400; issued for another team or list, older than the retention, or from before the caller changed team: 410 sync-expired.",
+          schema: { type: "string" },
+        },
         "If-None-Match": {
           name: "If-None-Match",
           in: "header",
@@ -281,6 +362,7 @@ export function buildOpenApiDocument(): Json {
         ...PROBLEMS_OF_A_LIST,
         ...PROBLEMS_OF_EVERY_PATH,
         ...PROBLEMS_OF_NO_OPERATION,
+        "SyncExpired",
         "BadRequest",
         "NotReady",
         "MetricsUnauthorized",

@@ -13,11 +13,18 @@ export const TEAM_LIST_PROBLEMS = {
     type: "method-not-allowed",
     status: 405,
     title: "Method not allowed",
-    docs: "Any method other than GET and HEAD on a list path.",
+    docs: "Any method other than GET and HEAD on a list path or a list's changes path.",
     headers: {
       Allow: { description: "The methods the resource answers.", schema: { type: "string", const: ALLOWED_METHODS } },
     },
     example: { detail: "POST is not allowed here; use GET or HEAD" },
+  },
+  SyncExpired: {
+    type: "sync-expired",
+    status: 410,
+    title: "Sync token expired",
+    docs: "The `since` token was issued for another team or list, is older than the change log's retention (SYNC_RETENTION_DAYS), predates the caller's move to their team, or predates a reset of the list. Start again: take a new token, walk the list, then ask for the changes since that token.",
+    example: { detail: "The sync token is older than the change log's retention; walk the list again" },
   },
 } as const satisfies Record<string, ProblemType>;
 
@@ -32,5 +39,11 @@ export class MethodNotAllowedException extends ProblemException {
     super(TEAM_LIST_PROBLEMS.MethodNotAllowed, `${method} is not allowed here; use GET or HEAD`, {
       Allow: ALLOWED_METHODS,
     });
+  }
+}
+
+export class SyncExpiredException extends ProblemException {
+  constructor(reason: string) {
+    super(TEAM_LIST_PROBLEMS.SyncExpired, `The sync token ${reason}; walk the list again from a new token`);
   }
 }

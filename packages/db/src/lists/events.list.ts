@@ -36,9 +36,28 @@ export function toEvent(row: EventRow): Event {
   };
 }
 
+/**
+ * An event's status from its data alone (never the clock), as one expression: the expression
+ * index events_team_status_idx (team_id, this, scheduled_at DESC, id) serves a filter on one status.
+ */
+export const EVENT_STATUS_SQL =
+  "(CASE WHEN t.canceled_at IS NOT NULL THEN 'canceled' WHEN t.completed_at IS NOT NULL THEN 'completed' " +
+  "WHEN t.live_at IS NOT NULL THEN 'live' ELSE 'scheduled' END)";
+
 /** Newest scheduled first, ties by id; served by events_team_list_idx (team_id, scheduled_at DESC, id). */
-export const EVENTS_LIST: TeamList<EventRow, Event> = {
+export const EVENTS_LIST: TeamList<EventRow, Event, "events"> = {
   list: "events",
+  schema: "Event",
+  order: "scheduled_at descending, then id ascending",
+  filters: {
+    status: {
+      scheduled: `${EVENT_STATUS_SQL} = 'scheduled'`,
+      live: `${EVENT_STATUS_SQL} = 'live'`,
+      completed: `${EVENT_STATUS_SQL} = 'completed'`,
+      canceled: `${EVENT_STATUS_SQL} = 'canceled'`,
+    },
+    window: { from: "scheduled_from", to: "scheduled_to", column: "t.scheduled_at" },
+  },
   sortKey: "t.scheduled_at",
   columns:
     "t.id, t.slug, t.name, t.description, t.cover_url, t.duration_seconds, t.scheduled_at, t.live_at, " +

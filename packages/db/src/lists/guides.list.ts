@@ -30,8 +30,24 @@ export function toGuide(row: GuideRow): Guide {
  * Drafts (no published_at) first, then newest published, ties by id, as one key; served by the
  * expression index guides_team_list_key_idx (team_id, COALESCE(published_at, 'infinity') DESC, id).
  */
-export const GUIDES_LIST: TeamList<GuideRow, Guide> = {
+export const GUIDES_LIST: TeamList<GuideRow, Guide, "guides"> = {
   list: "guides",
+  schema: "Guide",
+  order: "published_at descending with drafts (null) first, then id ascending",
+  filters: {
+    // Written over the sort key, so that both are ranges of guides_team_list_key_idx.
+    status: {
+      draft: "COALESCE(t.published_at, 'infinity'::timestamptz) = 'infinity'::timestamptz",
+      published: "COALESCE(t.published_at, 'infinity'::timestamptz) < 'infinity'::timestamptz",
+    },
+    // Over the sort key (an index range); drafts, whose key is infinity, never match a window.
+    window: {
+      from: "published_from",
+      to: "published_to",
+      column: "COALESCE(t.published_at, 'infinity'::timestamptz)",
+      requires: "t.published_at IS NOT NULL",
+    },
+  },
   sortKey: "COALESCE(t.published_at, 'infinity'::timestamptz)",
   columns: `t.id, t.slug, t.name, t.description, t.cover_url, t.published_at, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
   toItem: toGuide,

@@ -1,39 +1,49 @@
-import type { Queryable } from "./team-list";
+import { TEAM_LISTS } from "./lists";
+import type { ListState, Queryable } from "./team-list";
 
 /**
  * $1 token digest, $2 now: the token's member, if the token exists, is not revoked and has not
  * expired, with the version and item count of each of its team's lists (team_list_stats, primary
- * key lookups). The first statement of every list request with an opaque token; the primary key
- * finds the token. The versions let a page be served from memory with no further statement.
+ * key lookups, one join per declared list). The first statement of every list request with an
+ * opaque token; the primary key finds the token. The versions let a page be served from memory
+ * with no further statement.
  */
-const MEMBER_BY_TOKEN_HASH_SQL = `SELECT u.id AS user_id, u.team_id, t.client_id,
-       e.version::text AS events_version, e.item_count::float8 AS events_total,
-       g.version::text AS guides_version, g.item_count::float8 AS guides_total
+const MEMBER_BY_TOKEN_HASH_SQL = `SELECT u.id AS user_id, u.team_id, t.client_id, ${TEAM_LISTS.map(
+  (_, i) => `s${i}.version::text AS version_${i}, s${i}.item_count::float8 AS total_${i}`,
+).join(", ")}
   FROM access_tokens t JOIN users u ON u.id = t.user_id
-  LEFT JOIN team_list_stats e ON e.team_id = u.team_id AND e.list = 'events'
-  LEFT JOIN team_list_stats g ON g.team_id = u.team_id AND g.list = 'guides'
+  ${TEAM_LISTS.map((spec, i) => `LEFT JOIN team_list_stats s${i} ON s${i}.team_id = u.team_id AND s${i}.list = '${spec.list}'`).join("\n  ")}
  WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`;
 
-/** The row MEMBER_BY_TOKEN_HASH_SQL selects; a list's columns are null while it has no statistics row. */
-export interface TokenMemberRow {
+/** The row MEMBER_BY_TOKEN_HASH_SQL selects: `version_<i>` and `total_<i>` for TEAM_LISTS[i], null without statistics. */
+interface TokenMemberRow {
   user_id: string;
   team_id: string | null;
   client_id: string;
-  events_version: string | null;
-  events_total: number | null;
-  guides_version: string | null;
-  guides_total: number | null;
+  [listColumn: `version_${number}` | `total_${number}`]: string | number | null;
+}
+
+/** The member behind a token, with the state of each of its team's lists (null while a list has no statistics). */
+export interface TokenMember {
+  user_id: string;
+  team_id: string | null;
+  client_id: string;
+  lists: Record<string, ListState | null>;
 }
 
 /**
  * The member behind a token digest, when the token exists, is not revoked and has not expired at
  * `now`; one statement, one round trip. Unknown, revoked and expired tokens all give undefined.
  */
-export async function findTokenMember(
-  db: Queryable,
-  tokenHash: string,
-  now: Date,
-): Promise<TokenMemberRow | undefined> {
+export async function findTokenMember(db: Queryable, tokenHash: string, now: Date): Promise<TokenMember | undefined> {
   const { rows } = await db.query<TokenMemberRow>(MEMBER_BY_TOKEN_HASH_SQL, [tokenHash, now]);
-  return rows[0];
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  const lists: Record<string, ListState | null> = {};
+  TEAM_LISTS.forEach((spec, i) => {
+    const version = row[`version_${i}`];
+    const total = row[`total_${i}`];
+    lists[spec.list] = typeof version === "string" && typeof total === "number" ? { version, total } : null;
+  });
+  return { user_id: row.user_id, team_id: row.team_id, client_id: row.client_id, lists };
 }

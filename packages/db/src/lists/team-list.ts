@@ -8,11 +8,32 @@ export interface Queryable {
   query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>>;
 }
 
-export type ListName = "events" | "guides";
+/**
+ * The filters a list answers (contract section 9.2): a status, each word of which is an SQL
+ * condition over the alias `t`, and a half-open time window over one column.
+ */
+export interface ListFilterSpec {
+  status: Readonly<Record<string, string>>;
+  /** `from <= column < to`; `requires` (if any) is a condition every item in a window meets. */
+  window: { from: string; to: string; column: string; requires?: string };
+}
 
-/** What differs between the team lists: the table, its order, the columns and their mapping. */
-export interface TeamList<Row extends { id: string }, Item> {
-  list: ListName;
+/**
+ * A team list, declared once: its name (the table, the path segment, the list of
+ * team_list_stats and of the change log), its order, its columns, the row -> item mapper and its
+ * filters. The token lookup, the readers, the controllers, the page cache, the change feed and
+ * the OpenAPI document are all derived from the declarations in TEAM_LISTS (lists.ts).
+ */
+export interface TeamList<Row extends { id: string }, Item, Name extends string = string> {
+  list: Name;
+  /**
+   * The name of the item's wire schema in @community/domain (`Event`), whose listWireSchemas()
+   * also registers `<name>List`, `<name>CursorList`, `<name>Change` and `<name>Changes`.
+   */
+  schema: string;
+  /** The order in words, for the documentation. */
+  order: string;
+  filters: ListFilterSpec;
   /**
    * The list's order as one key, descending, ties by id ascending; an SQL expression over the
    * alias `t` that matches the leading sort column of the list's index, so seeks use that index.
@@ -23,6 +44,26 @@ export interface TeamList<Row extends { id: string }, Item> {
   /** Database row -> the contract's item. */
   toItem: (row: Row) => Item;
 }
+
+/**
+ * Validated filters of a list request: status words of the list's declaration, and the window's
+ * bounds as RFC 3339 instants (PostgreSQL parses them; `from` < `to` already checked).
+ */
+export interface ListFilters {
+  status?: readonly string[];
+  from?: string;
+  to?: string;
+}
+
+/** Where a keyset walk stands: the sort key (PostgreSQL text of a timestamptz) and id of the last item served. */
+export interface KeysetPosition {
+  key: string;
+  id: string;
+}
+
+/** Any declared list, whatever its row and item types. */
+// biome-ignore lint/suspicious/noExplicitAny: a list's row and item types vary per declaration
+export type AnyTeamList = TeamList<any, any>;
 
 export interface TeamListQuery {
   teamId: string;
@@ -58,6 +99,8 @@ export interface ListState {
  * the token lookup read them, the state of each of its lists (null while a list has no stats row).
  */
 export interface CallerTeam {
+  /** The calling user (the change feed checks when they joined their team). */
+  userId: string;
   teamId: string | null;
-  lists?: Readonly<Record<ListName, ListState | null>>;
+  lists?: Readonly<Record<string, ListState | null>>;
 }

@@ -1,0 +1,93 @@
+import type { Database } from "@community/db";
+import { sweepChangeLog } from "@community/db/lists";
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
+import { Counter } from "prom-client";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import { DATABASE } from "../database/database.tokens";
+import { MetricsService } from "../metrics/metrics.service";
+
+/** The advisory lock that lets one replica at a time sweep the change log ("CHGLOG" in ASCII). */
+export const CHANGE_LOG_SWEEP_LOCK = 0x4348474c4f47;
+
+/**
+ * Removes change-log entries past the retention (SYNC_RETENTION_DAYS) every
+ * CHANGE_LOG_SWEEP_INTERVAL_SECONDS, on the primary. Replicas of the api all run the timer; a
+ * session advisory lock lets one of them sweep and the others skip that turn. Counted in
+ * `list_change_log_swept_total` (entries) and `list_change_log_sweeps_total` (runs, by outcome).
+ */
+@Injectable()
+export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ChangeLogSweeper.name);
+  private readonly swept: Counter;
+  private readonly runs: Counter<"outcome">;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number | undefined> | undefined;
+
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: MetricsService,
+  ) {
+    this.swept = new Counter({
+      name: "list_change_log_swept_total",
+      help: "Change-log entries past the retention removed by the periodic sweep",
+      registers: [metrics.registry],
+    });
+    this.runs = new Counter({
+      name: "list_change_log_sweeps_total",
+      help: "Change-log sweeps, by outcome: swept, skipped (another replica held the lock) or failed",
+      labelNames: ["outcome"] as const,
+      registers: [metrics.registry],
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    const { sweepIntervalSeconds } = this.config.sync;
+    if (sweepIntervalSeconds === 0) return;
+    this.timer = setInterval(() => void this.sweep(), sweepIntervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One run: the entries removed, or undefined when another replica holds the lock (or it failed). */
+  sweep(now = new Date()): Promise<number | undefined> {
+    this.running ??= this.run(now).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async run(now: Date): Promise<number | undefined> {
+    try {
+      const client = await this.database.pool.connect();
+      try {
+        const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+          CHANGE_LOG_SWEEP_LOCK,
+        ]);
+        if (rows[0]?.locked !== true) {
+          this.runs.inc({ outcome: "skipped" });
+          return undefined;
+        }
+        try {
+          const olderThan = new Date(now.getTime() - this.config.sync.retentionSeconds * 1000);
+          const removed = await sweepChangeLog(client, olderThan);
+          this.swept.inc(removed);
+          this.runs.inc({ outcome: "swept" });
+          return removed;
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1)", [CHANGE_LOG_SWEEP_LOCK]);
+        }
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      this.runs.inc({ outcome: "failed" });
+      this.logger.warn(`sweeping the list change log failed: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+}

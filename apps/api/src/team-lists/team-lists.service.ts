@@ -1,0 +1,191 @@
+import { createHash } from "node:crypto";
+import type { Database } from "@community/db";
+import { type AnyTeamList, TEAM_LISTS, TeamListReader, TeamListWalker } from "@community/db/lists";
+import {
+  ifNoneMatchMatches,
+  knownListVersion,
+  type ListContentCoding,
+  listEntityTag,
+  type PageRequest,
+  type Pagination,
+  pageOffset,
+  paginationMeta,
+} from "@community/domain";
+import { Inject, Injectable } from "@nestjs/common";
+import { InvalidQueryException } from "../common/problems";
+import { DATABASE } from "../database/database.tokens";
+import type { CallerTeam } from "./current-team.decorator";
+import type { ListQuery } from "./list-query";
+import { PageBody, PageCache } from "./page-cache";
+import { SignedTokens } from "./signed-tokens";
+import { NoCommunityTeamException } from "./team-lists.problems";
+
+/** What the HTTP layer negotiated for a list response. */
+export interface ListResponseOptions {
+  ifNoneMatch?: string | undefined;
+  /** The content coding negotiated for the body: each coding has its own tag. */
+  coding: ListContentCoding;
+}
+
+/** A page-mode answer (contract section 5): the body and what the headers need. */
+export interface ListPage {
+  mode: "page";
+  pagination: Pagination;
+  totalItems: number;
+  /** The filters as Link targets carry them ("" for none). */
+  carried: string;
+  /** Strong tag of this page at the version it was read at, in the negotiated coding (see listEntityTag). */
+  etag: string;
+  /** The serialized envelope; undefined when the client's tag is current (answer 304). */
+  body: PageBody | undefined;
+}
+
+/** A cursor-mode answer (9.1): the body, and the cursor of the next page for the Link header. */
+export interface CursorPage {
+  mode: "cursor";
+  perPage: number;
+  carried: string;
+  nextCursor: string | null;
+  body: PageBody;
+}
+
+/** A declared list with the readers built for it. */
+interface ServedList {
+  spec: AnyTeamList;
+  pages: TeamListReader<{ id: string }, unknown>;
+  walks: TeamListWalker<{ id: string }, unknown>;
+}
+
+/**
+ * The use case of every team list (TEAM_LISTS): pages of the caller's own team in page mode
+ * (unfiltered pages from the page cache or one statement, 304 from the token lookup's version),
+ * filtered pages, and cursor walks. No input can reach another team's items.
+ */
+@Injectable()
+export class TeamListsService {
+  private readonly served = new Map<string, ServedList>();
+
+  constructor(
+    @Inject(DATABASE) database: Database,
+    private readonly cache: PageCache,
+    private readonly tokens: SignedTokens,
+  ) {
+    for (const spec of TEAM_LISTS) {
+      const list = spec as AnyTeamList;
+      this.served.set(list.list, {
+        spec: list,
+        pages: new TeamListReader(database.reads, list),
+        walks: new TeamListWalker(database.reads, list),
+      });
+    }
+  }
+
+  /** A user without a team gets 404 no-community-team, after the query was found valid. */
+  async find(
+    spec: AnyTeamList,
+    team: CallerTeam,
+    query: ListQuery,
+    options: ListResponseOptions,
+  ): Promise<ListPage | CursorPage> {
+    const { teamId } = team;
+    if (teamId === null) throw new NoCommunityTeamException();
+    const served = this.list(spec);
+    if (query.mode === "cursor") return this.walk(served, teamId, query);
+    if (query.carried !== "") return this.filteredPage(served, teamId, query, options);
+    return this.plainPage(served, team, teamId, query, options);
+  }
+
+  private list(spec: AnyTeamList): ServedList {
+    const served = this.served.get(spec.list);
+    if (served === undefined) throw new Error(`${spec.list} is not a list of TEAM_LISTS`);
+    return served;
+  }
+
+  private async walk(
+    { spec, walks }: ServedList,
+    teamId: string,
+    query: Extract<ListQuery, { mode: "cursor" }>,
+  ): Promise<CursorPage> {
+    const binding = { list: spec.list, teamId, filters: query.carried };
+    const after = query.cursor === "" ? undefined : this.tokens.openCursor(query.cursor, binding);
+    if (query.cursor !== "" && after === undefined) {
+      throw new InvalidQueryException([
+        {
+          parameter: "cursor",
+          message: "is not a cursor of this list, team and filters (altered, truncated or forged)",
+        },
+      ]);
+    }
+    const page = await walks.keysetPage(teamId, query.filters, after, query.perPage);
+    const nextCursor = page.next === undefined ? null : this.tokens.cursor(page.next, binding);
+    const body = PageBody.of({
+      guides: page.items,
+      meta: { pagination: { per_page: query.perPage, next_cursor: nextCursor } },
+    });
+    return { mode: "cursor", perPage: query.perPage, carried: query.carried, nextCursor, body };
+  }
+
+  private async filteredPage(
+    { walks }: ServedList,
+    teamId: string,
+    query: Extract<ListQuery, { mode: "page" }>,
+    { ifNoneMatch, coding }: ListResponseOptions,
+  ): Promise<ListPage> {
+    const { items, total, version } = await walks.filteredPage(teamId, query.filters, pageOffset(query), query.perPage);
+    const pagination = paginationMeta(query, total);
+    const variant = createHash("sha256").update(query.carried).digest("base64url").slice(0, 12);
+    const etag = listEntityTag(query, version, coding, variant);
+    const body = ifNoneMatchMatches(ifNoneMatch, etag)
+      ? undefined
+      : PageBody.of({ guides: items, meta: { pagination } });
+    return { mode: "page", pagination, totalItems: total, carried: query.carried, etag, body };
+  }
+
+  /**
+   * When the token lookup has read the list's version (CallerTeam.lists), a revalidation needs no
+   * statement at all and a recently served page comes from the page cache; otherwise, and on a
+   * cache miss, one statement reads the page (and its version), and the page is kept for the next.
+   */
+  private async plainPage(
+    { spec, pages }: ServedList,
+    team: CallerTeam,
+    teamId: string,
+    request: PageRequest,
+    { ifNoneMatch, coding }: ListResponseOptions,
+  ): Promise<ListPage> {
+    const page = (pagination: Pagination, totalItems: number, etag: string, body: PageBody | undefined): ListPage => ({
+      mode: "page",
+      pagination,
+      totalItems,
+      carried: "",
+      etag,
+      body,
+    });
+    const knownVersion = knownListVersion(ifNoneMatch, request, coding);
+    const state = team.lists?.[spec.list];
+    if (state !== undefined && state !== null) {
+      const etag = listEntityTag(request, state.version, coding);
+      if (knownVersion === "*" || knownVersion === state.version || ifNoneMatchMatches(ifNoneMatch, etag)) {
+        return page(paginationMeta(request, state.total), state.total, etag, undefined);
+      }
+      const cached = this.cache.get(PageCache.key(state.version, request.page, request.perPage));
+      if (cached !== undefined) {
+        return page(paginationMeta(request, cached.totalItems), cached.totalItems, etag, cached.body);
+      }
+    }
+    const { items, total, version, notModified } = await pages.read({
+      teamId,
+      offset: pageOffset(request),
+      limit: request.perPage,
+      knownVersion,
+    });
+    const pagination = paginationMeta(request, total);
+    const etag = listEntityTag(request, version, coding);
+    if (notModified || ifNoneMatchMatches(ifNoneMatch, etag)) return page(pagination, total, etag, undefined);
+    const body = PageBody.of({ guides: items, meta: { pagination } });
+    // Version "0" is that of a list without statistics: it names no list, so it keys nothing.
+    if (version !== "0")
+      this.cache.set(PageCache.key(version, request.page, request.perPage), { body, totalItems: total });
+    return page(pagination, total, etag, body);
+  }
+}

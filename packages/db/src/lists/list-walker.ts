@@ -1,0 +1,121 @@
+import type { AnyTeamList, KeysetPosition, ListFilters, Queryable } from "./team-list";
+
+/** The WHERE conditions of `filters` over the alias `t`, their values numbered from `first`. */
+export function filterSql(
+  spec: AnyTeamList,
+  filters: ListFilters,
+  first: number,
+): { conditions: string[]; values: unknown[] } {
+  const conditions: string[] = [];
+  const values: unknown[] = [];
+  const { status, window } = spec.filters;
+  if (filters.status !== undefined && filters.status.length > 0) {
+    const words = filters.status.map((word) => {
+      const condition = status[word];
+      if (condition === undefined) throw new RangeError(`${spec.list} has no status "${word}"`);
+      return condition;
+    });
+    conditions.push(words.length === 1 ? (words[0] as string) : `(${words.join(" OR ")})`);
+  }
+  if (filters.from !== undefined || filters.to !== undefined) {
+    if (window.requires !== undefined) conditions.push(window.requires);
+    if (filters.from !== undefined) {
+      values.push(filters.from);
+      conditions.push(`${window.column} >= $${first + values.length - 1}::timestamptz`);
+    }
+    if (filters.to !== undefined) {
+      values.push(filters.to);
+      conditions.push(`${window.column} < $${first + values.length - 1}::timestamptz`);
+    }
+  }
+  return { conditions, values };
+}
+
+/** The rows of a walk or filtered page: the list's version and total, then the item's columns (null when none). */
+type WalkRow<Row> = { list_version: string; list_total: number | null; sort_key_text: string | null } & (
+  | Row
+  | { [K in keyof Row]: null }
+);
+
+export interface KeysetPage<Item> {
+  items: Item[];
+  /** Where the next page starts; undefined on the page that holds the last item. */
+  next: KeysetPosition | undefined;
+  /** The list's version in the statement's snapshot. */
+  version: string;
+}
+
+export interface FilteredPage<Item> {
+  items: Item[];
+  /** Items of the team that match the filters. */
+  total: number;
+  version: string;
+}
+
+/**
+ * Reads that page mode's TeamListReader does not: keyset pages (cursor walks, contract 9.1) and
+ * filtered pages (9.2), each ONE statement, so items, version and total share a snapshot.
+ *
+ * A keyset page seeks in the list's index to the item after the last one served (an index
+ * condition, never OFFSET), so it costs the same at any depth, and an item that stays in the list
+ * with the same key is served exactly once whatever is inserted or deleted around it. A filtered
+ * page counts the matching items (the cost of that count grows with the number of matches; the
+ * filters' indexes keep it an index-only scan) and skips `offset` of them.
+ */
+export class TeamListWalker<Row extends { id: string }, Item> {
+  constructor(
+    private readonly db: Queryable,
+    private readonly spec: AnyTeamList & { toItem: (row: Row) => Item },
+  ) {}
+
+  async keysetPage(teamId: string, filters: ListFilters, after: KeysetPosition | undefined, limit: number) {
+    const key = this.spec.sortKey;
+    const values: unknown[] = [teamId, limit + 1];
+    const { conditions, values: filterValues } = filterSql(this.spec, filters, 3);
+    values.push(...filterValues);
+    if (after !== undefined) {
+      const k = values.push(after.key);
+      const i = values.push(after.id);
+      conditions.push(`${key} <= $${k}::timestamptz AND (${key} < $${k}::timestamptz OR t.id > $${i})`);
+    }
+    const sql = this.statement(conditions, "LIMIT $2", false);
+    const { rows } = await this.db.query<WalkRow<Row>>(sql, values);
+    const page: KeysetPage<Item> = { items: [], next: undefined, version: rows[0]?.list_version ?? "0" };
+    let last: KeysetPosition | undefined;
+    for (const row of rows) {
+      if (row.id === null || row.sort_key_text === null) continue;
+      if (page.items.length === limit) {
+        page.next = last;
+        break;
+      }
+      page.items.push(this.spec.toItem(row as Row));
+      last = { key: row.sort_key_text, id: row.id };
+    }
+    return page;
+  }
+
+  async filteredPage(teamId: string, filters: ListFilters, offset: number, limit: number): Promise<FilteredPage<Item>> {
+    const { conditions, values } = filterSql(this.spec, filters, 4);
+    const sql = this.statement(conditions, "LIMIT $2 OFFSET $3", true);
+    const { rows } = await this.db.query<WalkRow<Row>>(sql, [teamId, limit, offset, ...values]);
+    const items: Item[] = [];
+    for (const row of rows) if (row.id !== null) items.push(this.spec.toItem(row as Row));
+    return { items, total: rows[0]?.list_total ?? 0, version: rows[0]?.list_version ?? "0" };
+  }
+
+  private statement(conditions: string[], limit: string, count: boolean): string {
+    const { list, sortKey: key, columns } = this.spec;
+    const where = ["t.team_id = $1", ...conditions].join(" AND ");
+    return `WITH stats AS (
+  SELECT version FROM team_list_stats WHERE team_id = $1 AND list = '${list}'
+), page AS (
+  SELECT t.id, ${key} AS sort_key FROM ${list} t WHERE ${where} ORDER BY ${key} DESC, t.id ${limit}
+)
+SELECT COALESCE((SELECT version FROM stats), 0)::text AS list_version,
+       ${count ? `(SELECT count(*) FROM ${list} t WHERE ${where})::float8` : "NULL::float8"} AS list_total,
+       p.sort_key::text AS sort_key_text, ${columns}
+  FROM (SELECT 1) one
+  LEFT JOIN (page p JOIN ${list} t ON t.id = p.id JOIN accounts a ON a.id = t.account_id) ON true
+ ORDER BY p.sort_key DESC, p.id`;
+  }
+}

@@ -77,4 +77,19 @@ describe("@community/cli against the running api", () => {
     expect(noTeam.stderr).toMatch(/404 Not found: The authenticated user is not a member of a community team/);
     expect(noTeam.stdout).toBe("");
   });
+
+  it("prints the token of now, then no changes since it, and refuses an altered token", async () => {
+    const start = await cli(["changes", "guides", "--token", TOKENS.runner]);
+    expect(start.code).toBe(EXIT.ok);
+    const token = /^next: (\S+)$/m.exec(start.stdout)?.[1] ?? "";
+    expect(token).not.toBe("");
+
+    const quiet = await cli(["changes", "guides", "--since", token, "--format", "json", "--token", TOKENS.runner]);
+    expect(quiet.code).toBe(EXIT.ok);
+    expect(JSON.parse(quiet.stdout)).toMatchObject({ changes: [] });
+
+    const altered = await cli(["changes", "guides", "--since", `${token}x`, "--token", TOKENS.runner]);
+    expect(altered.code).toBe(EXIT.failure);
+    expect(altered.stderr).toMatch(/^error: HTTP 400: .*since/);
+  });
 });

@@ -28,15 +28,15 @@ describe("@community/client against the running api", () => {
     await running?.stop();
   });
 
-  it(`walks a team of ${LARGE_TEAM_EVENTS} events: every event exactly once, in the contract's order`, async () => {
+  it(`walks a team of ${LARGE_TEAM_EVENTS} events with cursors: every event exactly once, in the contract's order`, async () => {
     const client = createClient({ baseUrl, token: LARGE_TEAM_TOKEN });
-    let pages = 0;
+    const modes: string[] = [];
     const ids: string[] = [];
-    for await (const event of client.events.all({ onPage: () => pages++ })) ids.push(event.id);
+    for await (const event of client.events.all({ onPage: (page) => modes.push(page.mode) })) ids.push(event.id);
     const expected = contractEventOrder(fixture.events.filter((e) => e.team_id === "team_large"));
     expect(expected).toHaveLength(LARGE_TEAM_EVENTS);
     expect(ids).toEqual(expected);
-    expect(pages).toBe(13);
+    expect(modes).toEqual(Array.from({ length: 13 }, () => "cursor"));
   });
 
   it("walks the guides with a small page size in the contract's order (drafts first)", async () => {

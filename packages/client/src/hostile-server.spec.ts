@@ -207,6 +207,32 @@ describe("the client against a hostile server", () => {
     },
   );
 
+  it.each([
+    [
+      "an unknown op",
+      { changes: [{ op: "explode", id: "ev_1" }], meta: { sync: { next: "t", has_more: false } } },
+      /op must be/,
+    ],
+    [
+      "an upsert of another id",
+      {
+        changes: [{ op: "upsert", id: "ev_1", item: wireEvent({ id: "ev_2" }) }],
+        meta: { sync: { next: "t", has_more: false } },
+      },
+      /item\.id must be "ev_1"/,
+    ],
+    [
+      "has_more as a string",
+      { changes: [], meta: { sync: { next: "t", has_more: "no" } } },
+      /has_more must be a boolean/,
+    ],
+  ])("answers a malformed changes page (%s) with UnexpectedResponseError", async (_case, body, message) => {
+    const api = await serve((_request, response) => sendJson(response, body));
+    const error = await failure(client(api.url).events.changes({ since: "t0" }));
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(message);
+  });
+
   it.each(["-1", "1.5", "soon", "2026-03-01", "+3"])(
     "ignores Retry-After: %s and waits its own default second",
     async (header) => {

@@ -4,6 +4,7 @@ import { type PackageJson, readJson, repoPath, workspacePackageDirs } from "./do
 interface Manifest extends PackageJson {
   engines?: { node?: string };
   devDependencies?: Record<string, string>;
+  private?: boolean;
 }
 
 /** .nvmrc names the exact Node.js release the project is tested on; everything else follows it. */
@@ -23,9 +24,27 @@ describe("Node.js version", () => {
     expect(lowMajor).toBe(major);
     expect(minor * 1e6 + patch).toBeGreaterThanOrEqual((lowMinor ?? Number.NaN) * 1e6 + (lowPatch ?? Number.NaN));
     const differing = workspacePackageDirs()
-      .map((dir) => ({ dir, engines: readJson<Manifest>(`${dir}/package.json`).engines?.node }))
-      .filter((p) => p.engines !== engines);
+      .map((dir) => ({ dir, manifest: readJson<Manifest>(`${dir}/package.json`) }))
+      .filter((p) => p.manifest.private === true && p.manifest.engines?.node !== engines)
+      .map((p) => p.dir);
     expect(differing).toEqual([]);
+  });
+
+  // A package that other teams install (not private) names the releases its consumers may run,
+  // an older LTS line included; the tested release must be one of them.
+  it("engines of a published package admit the tested release", () => {
+    const published = workspacePackageDirs()
+      .map((dir) => ({ dir, manifest: readJson<Manifest>(`${dir}/package.json`) }))
+      .filter((p) => p.manifest.private !== true);
+    expect(published.map((p) => p.dir)).toContain("packages/client");
+    for (const { manifest } of published) {
+      const [, lowMajor, lowMinor, lowPatch] = (/^>=(\d+)\.(\d+)\.(\d+)$/.exec(manifest.engines?.node ?? "") ?? []).map(
+        Number,
+      );
+      expect((lowMajor ?? Number.NaN) % 2).toBe(0);
+      const low = (lowMajor ?? Number.NaN) * 1e12 + (lowMinor ?? Number.NaN) * 1e6 + (lowPatch ?? Number.NaN);
+      expect(major * 1e12 + minor * 1e6 + patch).toBeGreaterThanOrEqual(low);
+    }
   });
 
   it("types the code with @types/node of the same line", () => {

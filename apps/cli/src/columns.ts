@@ -1,4 +1,4 @@
-import type { Account, Event, Guide, Price } from "@community/domain";
+import type { Account, Event, Guide, Price } from "@community/client";
 
 export type Cell = string | number | boolean | null;
 

@@ -4,9 +4,12 @@ import {
   NetworkError,
   NotFoundError,
   RateLimitedError,
+  RequestTimeoutError,
+  SyncExpiredError,
   UnauthorizedError,
   UnavailableError,
 } from "@community/client";
+import { escapeControls } from "./sanitize";
 
 /** Exit codes of the CLI (README, "CLI"). */
 export const EXIT = {
@@ -19,10 +22,19 @@ export const EXIT = {
   rateLimited: 6,
   unavailable: 7,
   network: 8,
+  syncExpired: 9,
 } as const;
 
-/** A one-line explanation of a failed call and the exit code that goes with it. */
+/**
+ * A one-line explanation of a failed call and the exit code that goes with it. The problem's
+ * detail is the server's text: its control characters are shown, never sent to the terminal.
+ */
 export function describeFailure(error: unknown, hints: { tokenSource: string; baseUrl: string }): [string, number] {
+  const [message, code] = explain(error, hints);
+  return [escapeControls(message), code];
+}
+
+function explain(error: unknown, hints: { tokenSource: string; baseUrl: string }): [string, number] {
   const detail = error instanceof ApiError && error.problem ? `: ${error.problem.detail}` : "";
   if (error instanceof UnauthorizedError) {
     return [`401 Unauthorized${detail}. Check the token (${hints.tokenSource}).`, EXIT.unauthorized];
@@ -41,8 +53,14 @@ export function describeFailure(error: unknown, hints: { tokenSource: string; ba
     const wait = error.retryAfterSeconds === undefined ? "" : ` Try again in ${error.retryAfterSeconds} s.`;
     return [`503 Service unavailable${detail}.${wait}`, EXIT.unavailable];
   }
+  if (error instanceof SyncExpiredError) {
+    return [`410 Gone${detail}. Start again without --since (a full walk).`, EXIT.syncExpired];
+  }
   if (error instanceof ApiError) {
     return [`HTTP ${error.status}${detail}`, EXIT.failure];
+  }
+  if (error instanceof RequestTimeoutError) {
+    return [`${error.message}. Is the api at ${hints.baseUrl} overloaded?`, EXIT.network];
   }
   if (error instanceof NetworkError) {
     return [

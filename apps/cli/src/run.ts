@@ -1,8 +1,22 @@
-import { type Collection, type CommunityClient, createClient, type ListPage } from "@community/client";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import {
+  type Change,
+  CLIENT_DEFAULTS,
+  type Collection,
+  type CommunityClient,
+  type CursorPage,
+  createClient,
+  EVENT_STATUSES,
+  type EventFilters,
+  GUIDE_STATUSES,
+  type GuideFilters,
+  type ListPage,
+  WalkLimitError,
+} from "@community/client";
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { type Column, EVENT_COLUMNS, GUIDE_COLUMNS } from "./columns";
 import { describeFailure, EXIT } from "./exit-codes";
-import { FORMATS, type Format, formatItems } from "./format";
+import { createItemWriter, FORMATS, type Format, formatItems, loadMeasureWidth } from "./format";
+import { escapeControls, escapeJsonControls } from "./sanitize";
 
 export interface CliIo {
   stdout: { write(text: string): unknown };
@@ -15,48 +29,115 @@ export const TOKEN_ENV = "COMMUNITY_API_TOKEN";
 export const BASE_URL_ENV = "COMMUNITY_API_URL";
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 
-interface ListCommandOptions {
-  all?: boolean;
-  page?: number;
-  perPage?: number;
-  format: Format;
+type ListName = "events" | "guides";
+
+interface ConnectionOptions {
   token?: string;
   baseUrl?: string;
+  format: Format;
+  perPage?: number;
 }
 
-const positiveInteger = (name: string) => (raw: string) => {
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
-  return Number(raw);
+interface ListCommandOptions extends ConnectionOptions {
+  all?: boolean;
+  page?: number;
+  status?: string[];
+  scheduledFrom?: string;
+  scheduledTo?: string;
+  publishedFrom?: string;
+  publishedTo?: string;
+}
+
+interface ChangesCommandOptions extends ConnectionOptions {
+  since?: string;
+}
+
+const integerInRange = (name: string, min: number, max: number) => (raw: string) => {
+  const value = Number(raw);
+  if (!/^[0-9]+$/.test(raw) || value < min || value > max) {
+    throw new InvalidArgumentError(`${name} must be an integer between ${min} and ${max}`);
+  }
+  return value;
+};
+
+const statusList = (allowed: readonly string[]) => (raw: string) => {
+  const words = raw.split(",");
+  if (words.some((word) => !allowed.includes(word))) {
+    throw new InvalidArgumentError(`--status takes a comma-separated list of ${allowed.join(", ")}`);
+  }
+  return words;
+};
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const instant = (raw: string) => {
+  if (!RFC3339.test(raw) || Number.isNaN(Date.parse(raw))) {
+    throw new InvalidArgumentError("must be an RFC 3339 date-time with Z or an offset, e.g. 2026-03-01T00:00:00Z");
+  }
+  return raw;
 };
 
 /** Runs the CLI on `argv` (without node and the script) and resolves to its exit code. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok;
   const program = new Command("community")
-    .description("Lists the events and guides of your community team.")
+    .description("Lists the events and guides of your community team, and what changed in them.")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
-  const listCommand = <T>(
-    name: "events" | "guides",
-    columns: Column<T>[],
-    pick: (client: CommunityClient) => Collection<T>,
-  ) =>
-    program
-      .command(name)
-      .description(`list the team's ${name}`)
-      .option("--all", "walk every page (follows the Link header)")
-      .option("--page <n>", "page to show (without --all)", positiveInteger("--page"))
-      .option("--per-page <n>", "items per page, 1-100", positiveInteger("--per-page"))
+  const common = (command: Command) =>
+    command
+      .option("--per-page <n>", "items per request, 1-100", integerInRange("--per-page", 1, 100))
       .addOption(new Option("--format <format>", "output format").choices(FORMATS).default("table"))
       .option("--token <token>", `access token (default: $${TOKEN_ENV})`)
-      .option("--base-url <url>", `api base URL (default: $${BASE_URL_ENV} or ${DEFAULT_BASE_URL})`)
-      .action(async (options: ListCommandOptions) => {
-        exitCode = await list(name, columns, pick, options, io);
-      });
+      .option("--base-url <url>", `api base URL (default: $${BASE_URL_ENV} or ${DEFAULT_BASE_URL})`);
 
-  listCommand("events", EVENT_COLUMNS, (client) => client.events);
-  listCommand("guides", GUIDE_COLUMNS, (client) => client.guides);
+  const listCommand = (name: ListName) =>
+    common(
+      program
+        .command(name)
+        .description(`list the team's ${name}`)
+        .option("--all", "every page (a cursor walk)")
+        .option("--page <n>", "page to show (without --all)", integerInRange("--page", 1, 2_147_483_647)),
+    );
+
+  listCommand("events")
+    .option("--status <list>", `any of ${EVENT_STATUSES.join(",")}`, statusList(EVENT_STATUSES))
+    .option("--scheduled-from <time>", "scheduled at or after this instant", instant)
+    .option("--scheduled-to <time>", "scheduled before this instant", instant)
+    .action(async (options: ListCommandOptions) => {
+      const filters = {
+        status: options.status,
+        scheduledFrom: options.scheduledFrom,
+        scheduledTo: options.scheduledTo,
+      } as EventFilters;
+      exitCode = await list("events", EVENT_COLUMNS, (client) => client.events, filters, options, io);
+    });
+
+  listCommand("guides")
+    .option("--status <list>", `any of ${GUIDE_STATUSES.join(",")}`, statusList(GUIDE_STATUSES))
+    .option("--published-from <time>", "published at or after this instant", instant)
+    .option("--published-to <time>", "published before this instant", instant)
+    .action(async (options: ListCommandOptions) => {
+      const filters = {
+        status: options.status,
+        publishedFrom: options.publishedFrom,
+        publishedTo: options.publishedTo,
+      } as GuideFilters;
+      exitCode = await list("guides", GUIDE_COLUMNS, (client) => client.guides, filters, options, io);
+    });
+
+  common(
+    program
+      .command("changes")
+      .description("the changes of a list since a token, and the token to ask with next time")
+      .addArgument(new Argument("<list>", "events or guides").choices(["events", "guides"]))
+      .option("--since <token>", "a token printed by an earlier run (without it: the token of now)"),
+  ).action(async (name: ListName, options: ChangesCommandOptions) => {
+    exitCode =
+      name === "events"
+        ? await changes("events", EVENT_COLUMNS, (client) => client.events, options, io)
+        : await changes("guides", GUIDE_COLUMNS, (client) => client.guides, options, io);
+  });
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -73,62 +154,138 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   return exitCode;
 }
 
-async function list<T>(
-  name: "events" | "guides",
-  columns: Column<T>[],
-  pick: (client: CommunityClient) => Collection<T>,
-  options: ListCommandOptions,
-  io: CliIo,
-): Promise<number> {
+/** The client and what error messages need, or the usage exit code after saying what is missing. */
+function connect(options: ConnectionOptions, io: CliIo) {
   const token = options.token ?? io.env[TOKEN_ENV];
   const baseUrl = options.baseUrl ?? (io.env[BASE_URL_ENV] || DEFAULT_BASE_URL);
-  const tokenSource = options.token !== undefined ? "--token" : TOKEN_ENV;
+  const hints = { tokenSource: options.token !== undefined ? "--token" : TOKEN_ENV, baseUrl };
   if (!token) {
     io.stderr.write(`error: no access token: pass --token <token> or set ${TOKEN_ENV}\n`);
-    return EXIT.usage;
-  }
-  if (options.all && options.page !== undefined) {
-    io.stderr.write("error: --page and --all exclude each other\n");
     return EXIT.usage;
   }
   try {
     new URL(baseUrl);
   } catch {
-    io.stderr.write(`error: the base URL "${baseUrl}" is not an absolute URL\n`);
+    io.stderr.write(`error: the base URL "${escapeControls(baseUrl)}" is not an absolute URL\n`);
     return EXIT.usage;
   }
+  return { client: createClient({ baseUrl, token, fetch: io.fetch }), hints };
+}
 
-  const collection = pick(createClient({ baseUrl, token, fetch: io.fetch }));
+function fail(error: unknown, hints: { tokenSource: string; baseUrl: string }, io: CliIo): number {
+  const [message, code] = describeFailure(error, hints);
+  io.stderr.write(`error: ${message}\n`);
+  return code;
+}
+
+async function list<T extends { id: string }, F>(
+  name: ListName,
+  columns: Column<T>[],
+  pick: (client: CommunityClient) => Collection<T, F>,
+  filters: F,
+  options: ListCommandOptions,
+  io: CliIo,
+): Promise<number> {
+  if (options.all && options.page !== undefined) {
+    io.stderr.write("error: --page and --all exclude each other\n");
+    return EXIT.usage;
+  }
+  const connection = connect(options, io);
+  if (typeof connection === "number") return connection;
+  const collection = pick(connection.client);
+  const width = await loadMeasureWidth();
   const progress = createProgress(io.stderr, name);
+  const output = createItemWriter(options.format, columns, width, io.stdout);
   try {
-    const items: T[] = [];
     if (options.all) {
-      for await (const item of collection.all({ perPage: options.perPage, onPage: progress.update })) items.push(item);
+      let page: T[] = [];
+      // all() reports a page before handing over its items: the buffer holds the page before it.
+      const onPage = (done: ListPage<T> | CursorPage<T>) => {
+        progress.done();
+        output.write(page);
+        page = [];
+        progress.update(done);
+      };
+      for await (const item of collection.all({ perPage: options.perPage, filters, onPage })) page.push(item);
+      output.write(page);
     } else {
-      const page = await collection.list({ page: options.page, perPage: options.perPage });
-      if (!page.notModified) items.push(...page.items);
+      const page = await collection.list({ page: options.page, perPage: options.perPage, filters });
+      if (!page.notModified) output.write(page.items);
     }
     progress.done();
-    io.stdout.write(formatItems(items, options.format, columns));
+    output.end();
     return EXIT.ok;
   } catch (error) {
     progress.done();
-    const [message, code] = describeFailure(error, { tokenSource, baseUrl });
-    io.stderr.write(`error: ${message}\n`);
-    return code;
+    return fail(error, connection.hints, io);
   }
 }
 
-/** "events: page 3/13 (300/1234)" on one rewritten stderr line, only when stderr is a terminal. */
+async function changes<T extends { id: string }, F>(
+  name: ListName,
+  columns: Column<T>[],
+  pick: (client: CommunityClient) => Collection<T, F>,
+  options: ChangesCommandOptions,
+  io: CliIo,
+): Promise<number> {
+  const connection = connect(options, io);
+  if (typeof connection === "number") return connection;
+  const collection = pick(connection.client);
+  const width = await loadMeasureWidth();
+  try {
+    const all: Change<T>[] = [];
+    let next = options.since;
+    for (let pages = 0; ; pages++) {
+      if (pages >= CLIENT_DEFAULTS.maxPages) throw new WalkLimitError("maxPages", CLIENT_DEFAULTS.maxPages, name);
+      const page = await collection.changes({ since: next, perPage: options.perPage });
+      all.push(...page.changes);
+      next = page.next;
+      if (!page.hasMore) break;
+    }
+    const token = escapeControls(next ?? "");
+    if (options.format === "json") {
+      io.stdout.write(`${escapeJsonControls(JSON.stringify({ changes: all, next: next }, null, 2))}\n`);
+    } else {
+      io.stdout.write(formatItems(all, options.format, changeColumns(columns), width));
+      // CSV stays rows only; the token goes beside it on stderr.
+      (options.format === "csv" ? io.stderr : io.stdout).write(`next: ${token}\n`);
+    }
+    return EXIT.ok;
+  } catch (error) {
+    return fail(error, connection.hints, io);
+  }
+}
+
+/** A change as a row: op and id, then the item's columns (empty for a delete). */
+function changeColumns<T>(columns: Column<T>[]): Column<Change<T>>[] {
+  return [
+    { header: "op", value: (c) => c.op, inTable: true },
+    { header: "id", value: (c) => c.id, inTable: true },
+    ...columns
+      .filter((column) => column.header !== "id")
+      .map((column) => ({
+        header: column.header,
+        inTable: column.inTable,
+        value: (c: Change<T>) => (c.op === "upsert" ? column.value(c.item) : null),
+      })),
+  ];
+}
+
+/** "events: page 3 (300)", or "page 3/13 (300/1234)" in page mode, on one rewritten stderr line of a terminal. */
 function createProgress(stderr: CliIo["stderr"], name: string) {
   let shown = false;
   let seen = 0;
+  let pages = 0;
   return {
-    update: (page: ListPage<unknown>) => {
+    update: (page: ListPage<unknown> | CursorPage<unknown>) => {
       seen += page.items.length;
+      pages++;
       if (!stderr.isTTY) return;
-      const { current_page, total_pages } = page.pagination;
-      stderr.write(`\r${name}: page ${current_page}/${total_pages} (${seen}/${page.totalCount})`);
+      const line =
+        page.mode === "page"
+          ? `page ${page.pagination.current_page}/${page.pagination.total_pages} (${seen}/${page.totalCount ?? "?"})`
+          : `page ${pages} (${seen})`;
+      stderr.write(`\r${name}: ${line}`);
       shown = true;
     },
     done: () => {

@@ -1,3 +1,4 @@
+import { wireEvent } from "@community/domain/testing";
 import { createClient } from "./client";
 import { NetworkError, RateLimitedError, UnauthorizedError, UnavailableError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
@@ -24,7 +25,7 @@ const pageResponse = (ids: string[], page: number, totalPages: number, headers: 
   if (page < totalPages) links.push(`<${EVENTS}?page=${page + 1}&per_page=2>; rel="next"`);
   return new Response(
     JSON.stringify({
-      guides: ids.map((id) => ({ id })),
+      guides: ids.map((id) => wireEvent({ id })),
       meta: { pagination: { current_page: page, per_page: 2, total_pages: totalPages } },
     }),
     {
@@ -69,7 +70,8 @@ describe(createClient.name, () => {
     expect(calls[0]?.headers.Authorization).toBe("Bearer tok");
     expect(result).toEqual({
       notModified: false,
-      items: [{ id: "a" }, { id: "b" }],
+      mode: "page",
+      items: [wireEvent({ id: "a" }), wireEvent({ id: "b" })],
       pagination: { current_page: 1, per_page: 2, total_pages: 3 },
       totalCount: 5,
       etag: '"e1"',
@@ -94,7 +96,7 @@ describe(createClient.name, () => {
     const result = await client.listEvents();
     expect(sleeps).toEqual([2000, 1000]);
     expect(calls).toHaveLength(3);
-    expect(result.notModified === false && result.items).toEqual([{ id: "a" }]);
+    expect(result.notModified === false && result.items).toEqual([wireEvent({ id: "a" })]);
   });
 
   it("gives up after maxRetries with a typed error carrying the problem and Retry-After", async () => {
@@ -143,7 +145,7 @@ describe(createClient.name, () => {
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
   });
 
-  it("walks every page through rel=next", async () => {
+  it("walks an api without cursor mode through rel=next on the same origin", async () => {
     const { fetch, calls } = scriptedFetch(
       pageResponse(["a", "b"], 1, 3),
       pageResponse(["c", "d"], 2, 3),
@@ -153,7 +155,7 @@ describe(createClient.name, () => {
     for await (const event of clientWith(fetch).client.events.all({ perPage: 2 })) ids.push(event.id);
     expect(ids).toEqual(["a", "b", "c", "d", "e"]);
     expect(calls.map((c) => c.url)).toEqual([
-      `${BASE}${EVENTS}?per_page=2`,
+      `${BASE}${EVENTS}?cursor=&per_page=2`,
       `${BASE}${EVENTS}?page=2&per_page=2`,
       `${BASE}${EVENTS}?page=3&per_page=2`,
     ]);
@@ -161,12 +163,17 @@ describe(createClient.name, () => {
 });
 
 describe(parseRetryAfter.name, () => {
-  it("reads delay-seconds and HTTP-dates, and nothing else", () => {
+  it("reads delay-seconds and the three HTTP-date forms, and nothing else", () => {
     const now = Date.parse("2026-03-01T18:30:00Z");
     expect(parseRetryAfter("5", now)).toBe(5);
     expect(parseRetryAfter("Sun, 01 Mar 2026 18:30:10 GMT", now)).toBe(10);
     expect(parseRetryAfter("Sun, 01 Mar 2026 18:29:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("Sunday, 01-Mar-26 18:30:05 GMT", now)).toBe(5);
+    expect(parseRetryAfter("Sun Mar  1 18:30:07 2026", now)).toBe(7);
     expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter("-1", now)).toBeUndefined();
+    expect(parseRetryAfter("1.5", now)).toBeUndefined();
+    expect(parseRetryAfter("2026-03-01T18:30:10Z", now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();
   });
 });

@@ -1,12 +1,23 @@
-import type { Event, Guide, ListEnvelope, Pagination, Problem } from "@community/domain";
-import LinkHeader from "http-link-header";
-import { apiError, NetworkError, UnexpectedResponseError } from "./errors";
-import { parseRetryAfter } from "./retry-after";
+import { CrossOriginLinkError, UnexpectedResponseError, WalkLimitError } from "./errors.ts";
+import { get, type HttpOptions, type HttpResponse, jsonBody } from "./http.ts";
+import { parseLinkHeader } from "./link-header.ts";
+import { type SyncOptions, type SyncResult, type SyncStore, sync } from "./sync.ts";
+import { type Check, changesBody, event, guide, listBody, ShapeError } from "./validate.ts";
+import type {
+  Change,
+  CursorPagination,
+  Event,
+  EventFilters,
+  Guide,
+  GuideFilters,
+  Instant,
+  Pagination,
+} from "./wire.ts";
 
 export interface ClientOptions {
-  /** The api's origin, e.g. http://localhost:3000. */
+  /** The api's origin (and path prefix, if any), e.g. http://localhost:3000. */
   baseUrl: string;
-  /** An OAuth 2 access token (sent as Authorization: Bearer). */
+  /** An OAuth 2 access token, sent as Authorization: Bearer to `baseUrl`'s origin and nowhere else. */
   token: string;
   /** Defaults to the platform fetch. */
   fetch?: typeof fetch;
@@ -14,27 +25,59 @@ export interface ClientOptions {
   maxRetries?: number;
   /** The most one request may spend waiting for retries, in total. Default 30 s. */
   maxRetryWaitMs?: number;
+  /** The most one attempt may take, from sending it to the last byte of the body. Default 30 s. */
+  timeoutMs?: number;
+  /** The largest body the client reads. Default 10 MiB (a page of 100 items is far below 1 MiB). */
+  maxBodyBytes?: number;
+  /** The most pages one walk or one sync reads. Default 20,000. */
+  maxPages?: number;
+  /** The most items (or changes) one walk or one sync reads. Default 2,000,000. */
+  maxItems?: number;
   /** Wait used between retries (tests replace it). */
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface ListOptions {
+export const CLIENT_DEFAULTS = {
+  maxRetries: 3,
+  maxRetryWaitMs: 30_000,
+  timeoutMs: 30_000,
+  maxBodyBytes: 10 * 1024 * 1024,
+  maxPages: 20_000,
+  maxItems: 2_000_000,
+} as const;
+
+export interface ListOptions<F> {
+  /** Page mode (contract section 5). */
   page?: number;
+  /** Cursor mode (contract 9.1): `""` for the first page, then a page's `nextCursor`. */
+  cursor?: string;
   perPage?: number;
+  filters?: F;
   /** An ETag of an earlier page: the result is `{ notModified: true }` when it still matches. */
   ifNoneMatch?: string;
   signal?: AbortSignal;
 }
 
-export interface ListPage<T> {
+interface PageBase<T> {
   notModified: false;
   items: T[];
-  pagination: Pagination;
-  /** X-Total-Count: the team's total number of items. */
-  totalCount: number;
   etag: string | undefined;
   /** Link header targets by relation (first, prev, next, last), as absolute URLs. */
   links: Partial<Record<"first" | "prev" | "next" | "last", string>>;
+}
+
+export interface ListPage<T> extends PageBase<T> {
+  mode: "page";
+  pagination: Pagination;
+  /** X-Total-Count: the number of items of the (filtered) list; undefined when the header is missing. */
+  totalCount: number | undefined;
+}
+
+export interface CursorPage<T> extends PageBase<T> {
+  mode: "cursor";
+  pagination: CursorPagination;
+  /** The cursor of the next page; null on the last one. */
+  nextCursor: string | null;
 }
 
 export interface NotModified {
@@ -42,122 +85,214 @@ export interface NotModified {
   etag: string | undefined;
 }
 
-export type ListResult<T> = ListPage<T> | NotModified;
+export type ListResult<T> = ListPage<T> | CursorPage<T> | NotModified;
 
-export interface Collection<T> {
-  list(options?: ListOptions): Promise<ListResult<T>>;
-  /** Every item of the team, page after page, following the Link header's rel="next". */
-  all(options?: { perPage?: number; signal?: AbortSignal; onPage?: (page: ListPage<T>) => void }): AsyncIterable<T>;
+export interface WalkOptions<T, F> {
+  perPage?: number;
+  filters?: F;
+  signal?: AbortSignal;
+  onPage?: (page: ListPage<T> | CursorPage<T>) => void;
+}
+
+export interface ChangesOptions {
+  /** A token from an earlier response's `next`; without it the answer is the token of "now". */
+  since?: string;
+  perPage?: number;
+  signal?: AbortSignal;
+}
+
+export interface ChangesPage<T> {
+  changes: Change<T>[];
+  /** The token to ask with next time. */
+  next: string;
+  /** More changes are waiting: ask again at once with `next`. */
+  hasMore: boolean;
+}
+
+export interface Collection<T, F> {
+  list(options?: ListOptions<F>): Promise<ListResult<T>>;
+  /**
+   * Every item of the team (or of the filters), page after page: a cursor walk (contract 9.1),
+   * or, from an api without cursor mode, the Link header's rel="next" on the same origin.
+   */
+  all(options?: WalkOptions<T, F>): AsyncIterable<T>;
+  /** One page of the changes since a token (contract 9.3). */
+  changes(options?: ChangesOptions): Promise<ChangesPage<T>>;
+  /** Brings `store` up to date: a full walk the first time and after a 410, the changes since its token after. */
+  sync(store: SyncStore<T>, options?: SyncOptions): Promise<SyncResult>;
 }
 
 export interface CommunityClient {
-  listEvents(options?: ListOptions): Promise<ListResult<Event>>;
-  listGuides(options?: ListOptions): Promise<ListResult<Guide>>;
-  events: Collection<Event>;
-  guides: Collection<Guide>;
+  listEvents(options?: ListOptions<EventFilters>): Promise<ListResult<Event>>;
+  listGuides(options?: ListOptions<GuideFilters>): Promise<ListResult<Guide>>;
+  events: Collection<Event, EventFilters>;
+  guides: Collection<Guide, GuideFilters>;
 }
 
 const PATHS = { events: "/v1/me/community/team/events", guides: "/v1/me/community/team/guides" } as const;
 
 export function createClient(options: ClientOptions): CommunityClient {
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const maxRetries = options.maxRetries ?? 3;
-  const maxRetryWaitMs = options.maxRetryWaitMs ?? 30_000;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const http: HttpOptions = {
+    fetch: options.fetch ?? globalThis.fetch,
+    maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? CLIENT_DEFAULTS.maxRetryWaitMs,
+    timeoutMs: options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
+    maxBodyBytes: options.maxBodyBytes ?? CLIENT_DEFAULTS.maxBodyBytes,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+  };
+  const limits = {
+    maxPages: options.maxPages ?? CLIENT_DEFAULTS.maxPages,
+    maxItems: options.maxItems ?? CLIENT_DEFAULTS.maxItems,
+  };
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const origin = new URL(baseUrl).origin;
 
-  async function send(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
-    let waited = 0;
-    for (let attempt = 0; ; attempt++) {
-      let response: Response;
-      try {
-        response = await fetchImpl(url, { headers, signal });
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        throw new NetworkError(url, { cause: error });
-      }
-      if (response.status !== 429 && response.status !== 503) return response;
-      const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-      const waitMs = (retryAfter ?? 1) * 1000;
-      if (attempt >= maxRetries || waited + waitMs > maxRetryWaitMs) return response;
-      await response.body?.cancel();
-      await sleep(waitMs);
-      waited += waitMs;
-    }
-  }
-
-  async function fetchPage<T>(url: string, ifNoneMatch?: string, signal?: AbortSignal): Promise<ListResult<T>> {
+  // Every URL requested is built from baseUrl, or is a rel="next" checked against its origin.
+  const request = (url: string, signal?: AbortSignal, ifNoneMatch?: string) => {
     const headers: Record<string, string> = { Authorization: `Bearer ${options.token}`, Accept: "application/json" };
     if (ifNoneMatch !== undefined) headers["If-None-Match"] = ifNoneMatch;
-    const response = await send(url, headers, signal);
-    const etag = response.headers.get("etag") ?? undefined;
-    if (response.status === 304) return { notModified: true, etag };
-    const text = await response.text();
-    if (!response.ok) {
-      throw apiError(response.status, parseProblem(text), url, parseRetryAfter(response.headers.get("retry-after")));
-    }
-    let body: ListEnvelope<T>;
-    try {
-      body = JSON.parse(text) as ListEnvelope<T>;
-    } catch {
-      throw new UnexpectedResponseError(response.status, url, "the body is not JSON");
-    }
-    return {
-      notModified: false,
-      items: body.guides,
-      pagination: body.meta.pagination,
-      totalCount: Number(response.headers.get("x-total-count") ?? Number.NaN),
-      etag,
-      links: parseLinks(response.headers.get("link"), url),
-    };
-  }
+    return get(url, headers, http, signal);
+  };
 
-  function collection<T>(path: string): Collection<T> {
-    const list = (listOptions: ListOptions = {}) => {
-      const url = new URL(`${baseUrl}${path}`);
-      if (listOptions.page !== undefined) url.searchParams.set("page", String(listOptions.page));
-      if (listOptions.perPage !== undefined) url.searchParams.set("per_page", String(listOptions.perPage));
-      return fetchPage<T>(url.toString(), listOptions.ifNoneMatch, listOptions.signal);
+  function collection<T extends { id: string }, F extends EventFilters | GuideFilters>(
+    path: string,
+    item: Check<T>,
+  ): Collection<T, F> {
+    const url = (params: Record<string, string | undefined>, filters?: F, suffix = "") => {
+      const target = new URL(`${baseUrl}${path}${suffix}`);
+      for (const [name, value] of Object.entries({ ...params, ...filterParams(filters) })) {
+        if (value !== undefined) target.searchParams.set(name, value);
+      }
+      return target.toString();
     };
-    async function* all(allOptions: Parameters<Collection<T>["all"]>[0] = {}): AsyncGenerator<T> {
-      let next: string | undefined = new URL(`${baseUrl}${path}`).toString();
-      if (allOptions.perPage !== undefined) next = `${next}?per_page=${allOptions.perPage}`;
-      const visited = new Set<string>();
+
+    async function fetchPage(target: string, signal?: AbortSignal, ifNoneMatch?: string): Promise<ListResult<T>> {
+      const response = await request(target, signal, ifNoneMatch);
+      const etag = response.headers.get("etag") ?? undefined;
+      if (response.status === 304) return { notModified: true, etag };
+      const body = validated(response, listBody(item));
+      const links = parseLinks(response);
+      if ("next_cursor" in body.pagination) {
+        const pagination = body.pagination;
+        return {
+          notModified: false,
+          mode: "cursor",
+          items: body.guides,
+          pagination,
+          nextCursor: pagination.next_cursor,
+          etag,
+          links,
+        };
+      }
+      const total = response.headers.get("x-total-count");
+      return {
+        notModified: false,
+        mode: "page",
+        items: body.guides,
+        pagination: body.pagination,
+        totalCount: total !== null && /^[0-9]+$/.test(total) ? Number(total) : undefined,
+        etag,
+        links,
+      };
+    }
+
+    const list = (listOptions: ListOptions<F> = {}) =>
+      fetchPage(
+        url(
+          {
+            page: listOptions.page?.toString(),
+            cursor: listOptions.cursor,
+            per_page: listOptions.perPage?.toString(),
+          },
+          listOptions.filters,
+        ),
+        listOptions.signal,
+        listOptions.ifNoneMatch,
+      );
+
+    async function* all(walk: WalkOptions<T, F> = {}): AsyncGenerator<T> {
+      const perPage = walk.perPage?.toString();
+      let next: string | undefined = url({ cursor: "", per_page: perPage }, walk.filters);
+      const seen = new Set<string>();
+      let pages = 0;
+      let items = 0;
       while (next !== undefined) {
-        // A server that links back to a page it already served would loop forever.
-        if (visited.has(next))
-          throw new UnexpectedResponseError(200, next, "the next link points at a page already read");
-        visited.add(next);
-        const page: ListResult<T> = await fetchPage<T>(next, undefined, allOptions.signal);
+        if (pages >= limits.maxPages) throw new WalkLimitError("maxPages", limits.maxPages, next);
+        // A server that sends a page back to one it already served would loop until the limit.
+        if (seen.has(next)) throw new UnexpectedResponseError(200, next, "the next page is one already read");
+        seen.add(next);
+        const page: ListResult<T> = await fetchPage(next, walk.signal);
         if (page.notModified) throw new UnexpectedResponseError(304, next, "a 304 without If-None-Match");
-        allOptions.onPage?.(page);
+        pages++;
+        items += page.items.length;
+        if (items > limits.maxItems) throw new WalkLimitError("maxItems", limits.maxItems, next);
+        walk.onPage?.(page);
         yield* page.items;
-        next = page.links.next;
+        const current: string = next;
+        if (page.mode === "cursor") {
+          next =
+            page.nextCursor === null ? undefined : url({ cursor: page.nextCursor, per_page: perPage }, walk.filters);
+        } else {
+          next = page.links.next;
+          if (next !== undefined && new URL(next).origin !== origin) throw new CrossOriginLinkError(200, current, next);
+        }
       }
     }
-    return { list, all };
+
+    async function changes(changesOptions: ChangesOptions = {}): Promise<ChangesPage<T>> {
+      const response = await request(
+        url({ since: changesOptions.since, per_page: changesOptions.perPage?.toString() }, undefined, "/changes"),
+        changesOptions.signal,
+      );
+      return validated(response, changesBody(item));
+    }
+
+    const self: Collection<T, F> = {
+      list,
+      all,
+      changes,
+      sync: (store, syncOptions) => sync(self, store, limits, syncOptions),
+    };
+    return self;
   }
 
-  const events = collection<Event>(PATHS.events);
-  const guides = collection<Guide>(PATHS.guides);
+  const events = collection<Event, EventFilters>(PATHS.events, event);
+  const guides = collection<Guide, GuideFilters>(PATHS.guides, guide);
   return { listEvents: events.list, listGuides: guides.list, events, guides };
 }
 
-function parseProblem(text: string): Problem | undefined {
+function validated<B>(response: HttpResponse, check: Check<B>): B {
   try {
-    const body = JSON.parse(text) as unknown;
-    return typeof body === "object" && body !== null && "status" in body ? (body as Problem) : undefined;
-  } catch {
-    return undefined;
+    return check(jsonBody(response), "body");
+  } catch (error) {
+    if (error instanceof ShapeError) throw new UnexpectedResponseError(response.status, response.url, error.message);
+    throw error;
   }
 }
 
-function parseLinks(header: string | null, base: string): ListPage<unknown>["links"] {
+function filterParams(filters: EventFilters | GuideFilters | undefined): Record<string, string | undefined> {
+  if (filters === undefined) return {};
+  const instant = (value: Instant | undefined) => (value instanceof Date ? value.toISOString() : value);
+  const params: Record<string, string | undefined> = { status: filters.status?.join(",") };
+  if ("scheduledFrom" in filters || "scheduledTo" in filters) {
+    const { scheduledFrom, scheduledTo } = filters as EventFilters;
+    Object.assign(params, { scheduled_from: instant(scheduledFrom), scheduled_to: instant(scheduledTo) });
+  }
+  if ("publishedFrom" in filters || "publishedTo" in filters) {
+    const { publishedFrom, publishedTo } = filters as GuideFilters;
+    Object.assign(params, { published_from: instant(publishedFrom), published_to: instant(publishedTo) });
+  }
+  return params;
+}
+
+function parseLinks(response: HttpResponse): PageBase<unknown>["links"] {
+  const header = response.headers.get("link");
   if (header === null) return {};
-  const links: ListPage<unknown>["links"] = {};
+  const targets = parseLinkHeader(header, response.url);
+  const links: PageBase<unknown>["links"] = {};
   for (const rel of ["first", "prev", "next", "last"] as const) {
-    const target = LinkHeader.parse(header).rel(rel)[0]?.uri;
-    if (target !== undefined) links[rel] = new URL(target, base).toString();
+    const target = targets.get(rel);
+    if (target !== undefined) links[rel] = target;
   }
   return links;
 }

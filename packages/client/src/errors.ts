@@ -1,4 +1,4 @@
-import type { Problem } from "@community/domain";
+import type { Problem } from "./wire.ts";
 
 /** What a failed call was about, so that callers can switch on it without instanceof chains. */
 export type ApiErrorKind =
@@ -6,6 +6,7 @@ export type ApiErrorKind =
   | "unauthorized"
   | "forbidden"
   | "not-found"
+  | "sync-expired"
   | "rate-limited"
   | "unavailable"
   | "server"
@@ -16,6 +17,7 @@ const KINDS: Record<number, ApiErrorKind> = {
   401: "unauthorized",
   403: "forbidden",
   404: "not-found",
+  410: "sync-expired",
   429: "rate-limited",
   503: "unavailable",
 };
@@ -40,6 +42,8 @@ export class ApiError extends Error {
 export class UnauthorizedError extends ApiError {}
 export class ForbiddenError extends ApiError {}
 export class NotFoundError extends ApiError {}
+/** 410: a sync token expired, belongs to another team or list, or predates a change of team. */
+export class SyncExpiredError extends ApiError {}
 export class RateLimitedError extends ApiError {}
 export class UnavailableError extends ApiError {}
 
@@ -62,7 +66,58 @@ export class UnexpectedResponseError extends Error {
     message: string,
   ) {
     super(`${message} (HTTP ${status} from ${url})`);
-    this.name = "UnexpectedResponseError";
+    this.name = new.target.name;
+  }
+}
+
+/** The api redirected the client: it stays on its origin and follows no redirect. */
+export class RedirectError extends UnexpectedResponseError {}
+
+/** A body larger than `maxBodyBytes`: reading stopped there. */
+export class ResponseTooLargeError extends UnexpectedResponseError {
+  constructor(
+    status: number,
+    url: string,
+    readonly maxBodyBytes: number,
+  ) {
+    super(status, url, `the body is larger than ${maxBodyBytes} bytes (maxBodyBytes)`);
+  }
+}
+
+/**
+ * A `Link: rel="next"` to another origin (scheme, host or port). The client never sends its token
+ * anywhere but the api's own origin (RFC 6750 section 5), and a walk that leaves it is refused.
+ */
+export class CrossOriginLinkError extends UnexpectedResponseError {
+  constructor(
+    status: number,
+    url: string,
+    readonly target: string,
+  ) {
+    super(status, url, `the next link leads to another origin (${new URL(target).origin})`);
+  }
+}
+
+/** A walk or a sync that went past `maxPages` or `maxItems`: a server that never ends, or a limit set too low. */
+export class WalkLimitError extends Error {
+  constructor(
+    readonly limit: "maxPages" | "maxItems",
+    readonly value: number,
+    readonly url: string,
+  ) {
+    super(`stopped after ${value} ${limit === "maxPages" ? "pages" : "items"} (${limit}) at ${url}`);
+    this.name = "WalkLimitError";
+  }
+}
+
+/** No complete response within `timeoutMs` (headers and the whole body). */
+export class RequestTimeoutError extends Error {
+  constructor(
+    readonly url: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`no complete response from ${url} within ${timeoutMs} ms (timeoutMs)`);
+    this.name = "RequestTimeoutError";
   }
 }
 
@@ -72,6 +127,7 @@ export function apiError(status: number, problem: Problem | undefined, url: stri
       401: UnauthorizedError,
       403: ForbiddenError,
       404: NotFoundError,
+      410: SyncExpiredError,
       429: RateLimitedError,
       503: UnavailableError,
     }[status] ?? ApiError;

@@ -1,0 +1,86 @@
+import { createDatabase, type Database } from "@community/db";
+import { createTestDatabase, type TestDatabase } from "@community/db/testing";
+import { loadFixture } from "@community/fixtures";
+import { ApiProcess, CLIMBERS, contractFixture, TOKENS } from "@community/fixtures/testing";
+import { createClient } from "./client";
+import type { SyncStore } from "./sync";
+import type { Event } from "./wire";
+
+const fixture = contractFixture();
+const runner = fixture.access_tokens.find((t) => t.token === TOKENS.runner)?.user_id ?? "";
+
+/** sync() against the compiled api: a copy kept by the feed equals a fresh walk after writes by SQL. */
+describe("@community/client sync against the running api", () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let api: ApiProcess;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase("client_sync");
+    database = createDatabase({ url: testDb.url, poolMax: 2 });
+    await loadFixture(database.prisma, fixture);
+    api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
+    baseUrl = `http://127.0.0.1:${await api.listening()}`;
+  }, 60_000);
+
+  afterAll(async () => {
+    api?.kill("SIGTERM");
+    await api?.exited;
+    await database?.close();
+    await testDb?.drop();
+  });
+
+  const copy = new Map<string, Event>();
+  let token: string | undefined;
+  const store: SyncStore<Event> = {
+    getToken: () => token,
+    setToken: (next) => {
+      token = next;
+    },
+    clear: () => copy.clear(),
+    upsert: (event) => {
+      copy.set(event.id, event);
+    },
+    remove: (id) => {
+      copy.delete(id);
+    },
+  };
+
+  const freshWalk = async () => {
+    const events: Event[] = [];
+    for await (const event of createClient({ baseUrl, token: TOKENS.runner }).events.all({ perPage: 7 })) {
+      events.push(event);
+    }
+    return events;
+  };
+  const sorted = (events: Iterable<Event>) => [...events].sort((a, b) => (a.id < b.id ? -1 : 1));
+
+  it("builds the copy by a full walk, then keeps it equal to a fresh walk through the changes", async () => {
+    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const first = await client.events.sync(store, { perPage: 5 });
+    expect(first.full).toBe(true);
+    expect(sorted(copy.values())).toEqual(sorted(await freshWalk()));
+
+    const [renamed, removed] = (await freshWalk()).map((e) => e.id);
+    await database.prisma.event.update({ where: { id: renamed }, data: { name: "Renamed by SQL" } });
+    await database.prisma.event.delete({ where: { id: removed } });
+    const second = await client.events.sync(store, { perPage: 5 });
+    expect(second).toMatchObject({ full: false, upserts: 1, deletes: 1 });
+    expect(copy.get(renamed ?? "")?.name).toBe("Renamed by SQL");
+    expect(sorted(copy.values())).toEqual(sorted(await freshWalk()));
+  });
+
+  it("starts again from a full walk when the token predates a change of team (410 sync-expired)", async () => {
+    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const before = token;
+    await database.prisma.user.update({ where: { id: runner }, data: { teamId: CLIMBERS } });
+    await expect(client.events.changes({ since: before })).rejects.toMatchObject({ status: 410, kind: "sync-expired" });
+
+    const again = await client.events.sync(store);
+    expect(again.full).toBe(true);
+    const walked = await freshWalk();
+    expect(walked.length).toBeGreaterThan(0);
+    expect(sorted(copy.values())).toEqual(sorted(walked));
+  });
+});

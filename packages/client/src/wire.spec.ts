@@ -1,0 +1,28 @@
+import type * as Domain from "@community/domain";
+import type * as Wire from "./wire";
+import { EVENT_STATUSES, GUIDE_STATUSES } from "./wire";
+
+// The client declares its wire types itself (its published declarations must not need the
+// workspace's domain package); they must stay the domain's types exactly.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShapes: [
+  Same<Wire.Price, Domain.Price>,
+  Same<Wire.Account, Domain.Account>,
+  Same<Wire.Event, Domain.Event>,
+  Same<Wire.Guide, Domain.Guide>,
+  Same<Wire.Pagination, Domain.Pagination>,
+  Same<Wire.ParameterError, Domain.ParameterError>,
+  Same<Wire.Problem["errors"], Domain.Problem["errors"]>,
+  Same<
+    Pick<Wire.Problem, "type" | "title" | "status" | "detail" | "instance">,
+    Pick<Domain.Problem, "type" | "title" | "status" | "detail" | "instance">
+  >,
+] = [true, true, true, true, true, true, true, true];
+
+describe("the client's wire types", () => {
+  it("name the statuses of contract 9.2", () => {
+    expect(sameShapes.every(Boolean)).toBe(true);
+    expect(EVENT_STATUSES).toEqual(["scheduled", "live", "completed", "canceled"]);
+    expect(GUIDE_STATUSES).toEqual(["draft", "published"]);
+  });
+});

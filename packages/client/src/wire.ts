@@ -1,0 +1,110 @@
+/**
+ * What the client reads from the api (contract sections 2, 5, 7 and 9). They are declared here,
+ * not imported from the workspace's domain package, so that the published declarations stand
+ * alone: the domain package's Problem is inferred from a zod schema and would bring zod's types
+ * (and the package's runtime dependencies) into every consumer. `wire.spec.ts` fails to compile
+ * when these and the domain's types drift apart.
+ */
+
+/** `YYYY-MM-DDTHH:MM:SSZ`: UTC, second precision. */
+export type Timestamp = string;
+
+/** An ISO 4217 alphabetic currency code, upper case. */
+export type CurrencyCode = string;
+
+export interface Price {
+  value: number;
+  value_in_cents: number;
+  currency: CurrencyCode;
+}
+
+export interface Account {
+  id: string;
+  slug: string;
+  name: string;
+  partner: boolean;
+  profile_image_url: string | null;
+  cover_image_url: string | null;
+}
+
+export interface Event {
+  id: string;
+  slug: string;
+  duration_seconds: number;
+  scheduled_at: Timestamp;
+  live_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  canceled_at: Timestamp | null;
+  offer_replay_purchase: boolean;
+  name: string;
+  description: string | null;
+  cover_url: string | null;
+  price: Price;
+  account: Account;
+}
+
+export interface Guide {
+  id: string;
+  slug: string;
+  /** `null` while the guide is a draft. */
+  published_at: Timestamp | null;
+  name: string;
+  description: string | null;
+  cover_url: string | null;
+  price: Price;
+  account: Account;
+}
+
+/** `meta.pagination` in page mode. */
+export interface Pagination {
+  current_page: number;
+  per_page: number;
+  total_pages: number;
+}
+
+/** `meta.pagination` in cursor mode (contract 9.1): `next_cursor` is null on the last page. */
+export interface CursorPagination {
+  per_page: number;
+  next_cursor: string | null;
+}
+
+export interface ParameterError {
+  parameter: string;
+  message: string;
+}
+
+/** An RFC 9457 problem; members the client does not know are kept. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  errors?: ParameterError[];
+  [member: string]: unknown;
+}
+
+/** One entry of a changes response (contract 9.3). */
+export type Change<T> = { op: "upsert"; id: string; item: T } | { op: "delete"; id: string };
+
+export const EVENT_STATUSES = ["scheduled", "live", "completed", "canceled"] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+export const GUIDE_STATUSES = ["draft", "published"] as const;
+export type GuideStatus = (typeof GUIDE_STATUSES)[number];
+
+/** An instant for a filter window: a Date, or an RFC 3339 date-time with `Z` or an offset. */
+export type Instant = Date | string;
+
+/** Filters of the events list (contract 9.2): `scheduledFrom <= scheduled_at < scheduledTo`. */
+export interface EventFilters {
+  status?: readonly EventStatus[];
+  scheduledFrom?: Instant;
+  scheduledTo?: Instant;
+}
+
+/** Filters of the guides list (contract 9.2): drafts never match a published window. */
+export interface GuideFilters {
+  status?: readonly GuideStatus[];
+  publishedFrom?: Instant;
+  publishedTo?: Instant;
+}

@@ -63,6 +63,7 @@ describe("@community/client as a package installed outside the workspace", () =>
       .trim()
       .split("\n");
     expect(files.filter((file) => !/^package\/dist\/(cjs|esm)\/[a-z-]+\.(js|d\.ts)$/.test(file)).sort()).toEqual([
+      "package/LICENSE",
       "package/dist/esm/package.json",
       "package/package.json",
     ]);

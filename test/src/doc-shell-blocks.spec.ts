@@ -73,8 +73,25 @@ describe("shell blocks of README.md and docs/*.md", () => {
   it("names only pnpm scripts that exist", () => {
     const scripts = Object.keys(readJson<PackageJson>("package.json").scripts ?? {});
     const named = blocks.flatMap((b) =>
-      [...b.text.matchAll(/(?:^|[;&|(]\s*|'\s*|&&\s*)pnpm\s+(?:-s\s+)?([\w:-]+)/gm)].map((m) => [b.where, m[1]]),
+      [...b.text.matchAll(/(?:^|[;&|(]\s*|'\s*|&&\s*)pnpm\s+(?:-s\s+)?(?!--filter\b)([\w:-]+)/gm)].map((m) => [
+        b.where,
+        m[1],
+      ]),
     );
+    // `pnpm --filter <package> <script>` names a script of that workspace package.
+    const packageScripts = (name: string): string[] => {
+      const dir = ["packages", "apps"]
+        .flatMap((root) => readdirSync(repoPath(root)).map((entry) => `${root}/${entry}`))
+        .find((candidate) => readJson<PackageJson>(`${candidate}/package.json`).name === name);
+      return dir === undefined ? [] : Object.keys(readJson<PackageJson>(`${dir}/package.json`).scripts ?? {});
+    };
+    const filtered = blocks.flatMap((b) =>
+      [...b.text.matchAll(/pnpm\s+--filter\s+(\S+)\s+([\w:-]+)/g)].map((m) => [b.where, m[1] ?? "", m[2] ?? ""] as const),
+    );
+    const pnpmBuiltIns = ["pack", "exec", "add"];
+    expect(
+      filtered.filter(([, pkg, script]) => !pnpmBuiltIns.includes(script) && !packageScripts(pkg).includes(script)),
+    ).toEqual([]);
     const builtIns = ["install", "add", "exec", "dlx"];
     expect(named.filter(([, script]) => !scripts.includes(script ?? "") && !builtIns.includes(script ?? ""))).toEqual(
       [],

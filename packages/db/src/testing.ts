@@ -70,13 +70,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+let databasesMade = 0;
+
 /** Creates a uniquely named database (optionally cloned from `template`) and its drop(). */
 async function createNamedDatabase(prefix: string, template?: string): Promise<TestDatabase> {
   const safePrefix = prefix
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
     .slice(0, 30);
-  const name = `test_${safePrefix}_${process.pid}_${Date.now().toString(36)}`;
+  // The counter keeps two databases made in the same millisecond by one process apart (Promise.all).
+  const name = `test_${safePrefix}_${process.pid}_${Date.now().toString(36)}_${(databasesMade++).toString(36)}`;
   const from = template === undefined ? "" : ` TEMPLATE ${quote(template)}`;
   await withAdmin((admin) => admin.query(`CREATE DATABASE ${quote(name)}${from}`));
   return {

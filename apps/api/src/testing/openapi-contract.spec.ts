@@ -73,8 +73,9 @@ describe(OpenApiContract.name, () => {
   });
 
   it("rejects a 200 without a required header, and a header value outside its schema", () => {
-    const { etag: _etag, ...headers } = ok().headers;
-    expect(violations(ok({ headers }))).toEqual([expect.stringMatching(/missing required header ETag/)]);
+    // ETag is optional since cursor mode answers without one; Cache-Control is required in both modes.
+    const { "cache-control": _cacheControl, ...headers } = ok().headers;
+    expect(violations(ok({ headers }))).toEqual([expect.stringMatching(/missing required header Cache-Control/)]);
     expect(violations(ok({ headers: { ...ok().headers, "x-total-count": "many" } }))).toEqual([
       expect.stringMatching(/header X-Total-Count/),
     ]);
@@ -191,7 +192,7 @@ describe(watchContract.name, () => {
     const response = await fetch(`http://127.0.0.1:${port}${EVENTS}`);
     expect(await response.text()).toBe('{"guides":[]}');
     const recorded = takeContractViolations();
-    expect(recorded).toEqual(expect.arrayContaining([expect.stringMatching(/missing required header ETag/)]));
+    expect(recorded).toEqual(expect.arrayContaining([expect.stringMatching(/missing required header Cache-Control/)]));
     expect(recorded).toEqual(expect.arrayContaining([expect.stringMatching(/must have required property 'meta'/)]));
   });
 });

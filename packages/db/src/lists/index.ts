@@ -1,5 +1,6 @@
 // The statements of a list request on node-postgres, loadable without Prisma (the benchmark's
 // floor server runs them too).
+export * from "./changes";
 export * from "./events.list";
 export * from "./guides.list";
 export * from "./item-columns";

@@ -1,0 +1,295 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Pool } from "pg";
+import { startEmbeddedPostgres } from "../embedded";
+import { migrateDeploy } from "../migrations";
+import { createTestDatabase } from "../testing";
+import {
+  type ChangePosition,
+  ChangePositionExpiredError,
+  ChangePositionNotReplayedError,
+  currentChangePosition,
+  isChangePositionReplayed,
+  readChanges,
+  sweepChangeLog,
+} from "./changes";
+import { EVENTS_LIST } from "./events.list";
+import { GUIDES_LIST } from "./guides.list";
+
+const TEAM = "team_a";
+const OTHER = "team_b";
+
+interface Target {
+  name: string;
+  open(): Promise<{ pool: Pool; close(): Promise<void> }>;
+}
+
+const postgres: Target = {
+  name: "PostgreSQL",
+  async open() {
+    const database = await createTestDatabase("change_feed");
+    const pool = new Pool({ connectionString: database.url, max: 4 });
+    // Dropping the database ends the pool's idle connections: expected, not a failure.
+    pool.on("error", () => undefined);
+    return {
+      pool,
+      close: async () => {
+        await pool.end();
+        await database.drop();
+      },
+    };
+  },
+};
+
+const embedded: Target = {
+  name: "the embedded database",
+  async open() {
+    const dir = await mkdtemp(path.join(tmpdir(), "change-feed-"));
+    const server = await startEmbeddedPostgres({ dataDir: dir });
+    await migrateDeploy(server.url, { quiet: true });
+    // PGlite is one session: one connection at a time.
+    const pool = new Pool({ connectionString: server.url, max: 1 });
+    return {
+      pool,
+      close: async () => {
+        await pool.end();
+        await server.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+let serial = 0;
+async function insertEvent(db: Pool, team: string, id = `ev_${String(serial++).padStart(4, "0")}`, account = "acc_1") {
+  await db.query(
+    `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
+                         price_in_cents, currency)
+     VALUES ($1::text, $2, $3, $1::text, 'Event ' || $1::text, 60, '2026-03-01T10:00:00Z', false, 1250, 'EUR')`,
+    [id, team, account],
+  );
+  return id;
+}
+
+/** Every page of a round and the rounds after it, until a read finds nothing: the entries and the last position. */
+async function drain(db: Pool, position: ChangePosition, limit = 100) {
+  const changes: { op: string; id: string; name?: string }[] = [];
+  let next = position;
+  for (;;) {
+    const page = await readChanges(db, EVENTS_LIST, TEAM, next, limit);
+    for (const change of page.changes) {
+      changes.push(change.op === "upsert" ? { op: "upsert", id: change.id, name: change.item.account.name } : change);
+    }
+    next = page.next;
+    if (!page.hasMore && page.changes.length === 0) return { changes, next };
+  }
+}
+
+describe.each([postgres, embedded])("change feed on $name", (target) => {
+  let db: Pool;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ pool: db, close } = await target.open());
+    await db.query(
+      `INSERT INTO accounts (id, slug, name, partner) VALUES ('acc_1', 'one', 'One', false), ('acc_2', 'two', 'Two', true)`,
+    );
+    await db.query(`INSERT INTO teams (id, name) VALUES ($1, 'A'), ($2, 'B')`, [TEAM, OTHER]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it("gives nothing since now, then each item written after the position, mapped as the list maps it", async () => {
+    const start = await currentChangePosition(db);
+    expect(await readChanges(db, EVENTS_LIST, TEAM, start, 10)).toMatchObject({ changes: [], hasMore: false });
+
+    const id = await insertEvent(db, TEAM);
+    await insertEvent(db, OTHER);
+    const page = await readChanges(db, EVENTS_LIST, TEAM, start, 10);
+    const { rows } = await db.query(
+      `SELECT ${EVENTS_LIST.columns} FROM events t JOIN accounts a ON a.id = t.account_id WHERE t.id = $1`,
+      [id],
+    );
+    expect(page.changes).toEqual([{ op: "upsert", id, item: EVENTS_LIST.toItem(rows[0]) }]);
+    expect(page.hasMore).toBe(false);
+
+    // The position returned comes after those writes, and is plain JSON.
+    const next = JSON.parse(JSON.stringify(page.next)) as ChangePosition;
+    expect((await readChanges(db, EVENTS_LIST, TEAM, next, 10)).changes).toEqual([]);
+    // A position can be read again: the same changes.
+    expect((await readChanges(db, EVENTS_LIST, TEAM, start, 10)).changes).toEqual(page.changes);
+  });
+
+  it("reports deletes, moves out (delete here, upsert there) and id changes, each item once", async () => {
+    const kept = await insertEvent(db, TEAM);
+    const deleted = await insertEvent(db, TEAM);
+    const moved = await insertEvent(db, TEAM);
+    const renamed = await insertEvent(db, TEAM);
+    const start = await currentChangePosition(db);
+
+    await db.query("UPDATE events SET name = 'first' WHERE id = $1", [kept]);
+    await db.query("UPDATE events SET name = 'second' WHERE id = $1", [kept]);
+    await db.query("DELETE FROM events WHERE id = $1", [deleted]);
+    await db.query("UPDATE events SET team_id = $2 WHERE id = $1", [moved, OTHER]);
+    await db.query("UPDATE events SET id = id || '_new' WHERE id = $1", [renamed]);
+
+    const { changes } = await drain(db, start);
+    expect(changes.map(({ op, id }) => ({ op, id }))).toEqual(
+      expect.arrayContaining([
+        { op: "upsert", id: kept },
+        { op: "delete", id: deleted },
+        { op: "delete", id: moved },
+        { op: "delete", id: renamed },
+        { op: "upsert", id: `${renamed}_new` },
+      ]),
+    );
+    expect(changes).toHaveLength(5);
+    const there = await readChanges(db, EVENTS_LIST, OTHER, start, 10);
+    expect(there.changes.map(({ op, id }) => ({ op, id }))).toEqual([{ op: "upsert", id: moved }]);
+    // The guides list of the same team saw none of it.
+    expect((await readChanges(db, GUIDES_LIST, TEAM, start, 10)).changes).toEqual([]);
+  });
+
+  it("reports an item deleted and inserted again as an upsert, and one that came back as it is now", async () => {
+    const id = await insertEvent(db, TEAM);
+    const start = await currentChangePosition(db);
+    await db.query("DELETE FROM events WHERE id = $1", [id]);
+    await insertEvent(db, TEAM, id);
+    expect((await drain(db, start)).changes).toEqual([{ op: "upsert", id, name: "One" }]);
+  });
+
+  it("reports the items of a renamed account as upserts with the new name", async () => {
+    const id = await insertEvent(db, TEAM, undefined, "acc_2");
+    const start = await currentChangePosition(db);
+    await db.query("UPDATE accounts SET name = 'Two renamed' WHERE id = 'acc_2'");
+    const { changes } = await drain(db, start);
+    expect(changes).toContainEqual({ op: "upsert", id, name: "Two renamed" });
+    expect(changes.every((change) => change.op === "upsert" && change.name === "Two renamed")).toBe(true);
+  });
+
+  it("pages a round oldest first with has_more, and leaves writes made during the round to the next", async () => {
+    const start = await currentChangePosition(db);
+    const written: string[] = [];
+    for (let i = 0; i < 5; i++) written.push(await insertEvent(db, TEAM));
+
+    const first = await readChanges(db, EVENTS_LIST, TEAM, start, 2);
+    expect(first.changes.map((c) => c.id)).toEqual(written.slice(0, 2));
+    expect(first.hasMore).toBe(true);
+    // Written during the round: after the round's snapshot, so in the next round.
+    const late = await insertEvent(db, TEAM);
+    await db.query("UPDATE events SET name = 'changed in the round' WHERE id = $1", [written[4]]);
+
+    const rest = await drain(db, first.next, 2);
+    expect(rest.changes.map((c) => c.id)).toEqual([written[2], written[3], late, written[4]]);
+    expect((await readChanges(db, EVENTS_LIST, TEAM, rest.next, 2)).changes).toEqual([]);
+  });
+
+  it("expires positions from before a TRUNCATE of the list", async () => {
+    const before = await currentChangePosition(db);
+    await db.query("TRUNCATE guides");
+    await expect(readChanges(db, GUIDES_LIST, TEAM, before, 10)).rejects.toThrow(ChangePositionExpiredError);
+    // The events list was not reset.
+    await expect(readChanges(db, EVENTS_LIST, TEAM, before, 10)).resolves.toMatchObject({ hasMore: false });
+    const after = await currentChangePosition(db);
+    await expect(readChanges(db, GUIDES_LIST, TEAM, after, 10)).resolves.toMatchObject({ changes: [] });
+  });
+
+  it("sweeps tombstones older than the cut-off and expires the positions that could miss them", async () => {
+    const before = await currentChangePosition(db);
+    const id = await insertEvent(db, OTHER);
+    await db.query("DELETE FROM events WHERE id = $1", [id]);
+    const between = await currentChangePosition(db);
+    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM team_list_tombstones");
+    expect(await sweepChangeLog(db, new Date(Date.now() - 3_600_000))).toBe(0);
+
+    expect(await sweepChangeLog(db, new Date(Date.now() + 60_000))).toBe(rows[0]?.n);
+    expect((await db.query("SELECT 1 FROM team_list_tombstones")).rowCount).toBe(0);
+    await expect(readChanges(db, EVENTS_LIST, OTHER, before, 10)).rejects.toThrow(ChangePositionExpiredError);
+    // A position that saw every swept delete stays good unless a transaction older than the
+    // newest of them was still running when it was taken (conservative): with no other session,
+    // as on the embedded database, it is good.
+    const { rows: running } = await db.query<{ older: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM pg_snapshot_xip($1::pg_snapshot) x, team_list_feed_horizons h WHERE h.kind = 'sweep' AND x <= h.xid) AS older",
+      [between.base],
+    );
+    const read = readChanges(db, EVENTS_LIST, OTHER, between, 10);
+    if (running[0]?.older) await expect(read).rejects.toThrow(ChangePositionExpiredError);
+    else await expect(read).resolves.toMatchObject({ changes: [] });
+  });
+
+  it("refuses a position this database has not replayed yet, instead of answering with a gap", async () => {
+    const now = await currentChangePosition(db);
+    expect(await isChangePositionReplayed(db, now)).toBe(true);
+    // A snapshot from a primary ahead of this database: transactions it has not seen committed.
+    const [, xmax] = now.base.split(":").map(Number) as [number, number];
+    const ahead = { base: `${xmax + 1000}:${xmax + 1000}:` };
+    expect(await isChangePositionReplayed(db, ahead)).toBe(false);
+    await expect(readChanges(db, EVENTS_LIST, TEAM, ahead, 10)).rejects.toThrow(ChangePositionNotReplayedError);
+  });
+
+  it("rejects a position of the wrong shape with a typed error", async () => {
+    await expect(readChanges(db, EVENTS_LIST, TEAM, { base: "1:2:x" }, 10)).rejects.toThrow(/base/);
+    await expect(
+      readChanges(db, EVENTS_LIST, TEAM, { base: "1:2:", after: { xid: "1", id: "a" } }, 10),
+    ).rejects.toThrow(/after without round/);
+  });
+});
+
+// Concurrent transactions need a server (the embedded database is one session).
+describe("change feed under concurrent transactions on PostgreSQL", () => {
+  let db: Pool;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ pool: db, close } = await postgres.open());
+    await db.query(`INSERT INTO accounts (id, slug, name, partner) VALUES ('acc_1', 'one', 'One', false)`);
+    await db.query(`INSERT INTO teams (id, name) VALUES ($1, 'A'), ($2, 'B')`, [TEAM, OTHER]);
+  });
+
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it("returns a transaction that began before the position and committed after it", async () => {
+    const late = await db.connect();
+    try {
+      await late.query("BEGIN");
+      const id = await insertEvent(late as unknown as Pool, TEAM);
+      // Later transactions commit first (and take later xids).
+      const early = await insertEvent(db, TEAM);
+      const position = await currentChangePosition(db);
+      expect((await drain(db, position)).changes).toEqual([]);
+      await late.query("COMMIT");
+      const { changes, next } = await drain(db, position);
+      expect(changes).toEqual([{ op: "upsert", id, name: "One" }]);
+      expect(changes.map((c) => c.id)).not.toContain(early);
+      expect((await drain(db, next)).changes).toEqual([]);
+    } finally {
+      late.release();
+    }
+  });
+
+  it("keeps an item changed after the round's snapshot for the next round, never losing it", async () => {
+    const start = await currentChangePosition(db);
+    const ids = [await insertEvent(db, TEAM), await insertEvent(db, TEAM), await insertEvent(db, TEAM)];
+    const first = await readChanges(db, EVENTS_LIST, TEAM, start, 1);
+    // A transaction open during the round commits a delete of an item the round has not reached.
+    const writer = await db.connect();
+    try {
+      await writer.query("BEGIN");
+      await writer.query("DELETE FROM events WHERE id = $1", [ids[2]]);
+      const second = await readChanges(db, EVENTS_LIST, TEAM, first.next, 1);
+      await writer.query("COMMIT");
+      // The round ends without it (its row is gone, its tombstone is after the round's snapshot).
+      const rest = await readChanges(db, EVENTS_LIST, TEAM, second.next, 1);
+      expect(rest).toMatchObject({ changes: [], hasMore: false });
+      expect([...first.changes, ...second.changes].map((c) => c.id)).toEqual([ids[0], ids[1]]);
+      expect((await drain(db, rest.next, 1)).changes).toEqual([{ op: "delete", id: ids[2] }]);
+    } finally {
+      writer.release();
+    }
+  });
+});

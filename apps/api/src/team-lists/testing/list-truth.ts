@@ -120,8 +120,9 @@ export interface ListResponse {
   items: Array<Event | Guide>;
 }
 
+/** `server`: the app's server (supertest listens for each request), or the base URL of one listening already. */
 export async function getList(
-  server: App,
+  server: App | string,
   list: ListName,
   token: string,
   page: number,

@@ -34,7 +34,8 @@ describe.each<Backend>(["postgres", "embedded"])("team lists against the oracle 
       // Readers of other kinds (a copy kept by the change feed) join this list.
       const tally = await runOracle({ backend, e2e, seed, seconds, readers: [new PageWalker(), new PageWalker()] });
       console.log(
-        `oracle: ${backend} seed ${seed}: ${tally.interleaved} write/read interleavings (${tally.steps} steps, ` +
+        `oracle: ${backend} seed ${seed}: ${tally.interleaved} write/read interleavings, ${tally.switches} switches ` +
+          `between actors (${tally.steps} steps, ` +
           `${tally.readsDuringWrites} reads while writes were open, ${tally.waits} lock waits, ${tally.commits} commits, ` +
           `${tally.rollbacks} rollbacks, ${tally.loads} loads, ${tally.quietPoints} quiet points, aborted ${JSON.stringify(tally.aborted)})`,
       );

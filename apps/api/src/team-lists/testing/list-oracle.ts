@@ -7,7 +7,7 @@ import type { FixtureEvent, FixtureFile, FixtureGuide } from "@community/domain"
 import { fixtureEvent, fixtureGuide } from "@community/domain/testing";
 import { loadFixture } from "@community/fixtures";
 import type { Backend, E2eApp } from "../../testing/e2e-app";
-import { countItems, expectedItems, getList, type ListName, type ListResponse } from "./list-truth";
+import { countItems, expectedItems, getList, type ListName, type ListResponse, type Sql } from "./list-truth";
 
 /**
  * The oracle of the team lists under concurrent writes. Writers run overlapping transactions
@@ -226,7 +226,14 @@ export class PageWalker implements OracleReader {
         }
       }
     }
-    for (const address of addresses.values()) await this.checkPage(context, address);
+    // A few pages at a time: the database is quiet, so their order does not matter.
+    const queue = [...addresses.values()];
+    const checkNext = async (): Promise<void> => {
+      for (let address = queue.pop(); address !== undefined; address = queue.pop()) {
+        await this.checkPage(context, address);
+      }
+    };
+    await Promise.all([checkNext(), checkNext(), checkNext(), checkNext()]);
     this.touched.clear();
   }
 
@@ -354,6 +361,11 @@ export interface OracleTally {
   steps: number;
   /** Steps taken while another actor's transaction was open: the interleavings. */
   interleaved: number;
+  /**
+   * Steps by another actor than the step before: on the embedded database, which runs one
+   * transaction at a time, the interleavings are these, between whole transactions and reads.
+   */
+  switches: number;
   readsDuringWrites: number;
   waits: number;
   commits: number;
@@ -405,6 +417,7 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
   const tally: OracleTally = {
     steps: 0,
     interleaved: 0,
+    switches: 0,
     readsDuringWrites: 0,
     waits: 0,
     commits: 0,
@@ -446,9 +459,10 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
   const openTransactions = () => writers.filter((w) => w.inTransaction).length + (loader.busy ? 1 : 0);
 
   async function sampleVersions(): Promise<void> {
-    const sql = monitor ?? e2e.database.pool;
+    const sql: Sql = monitor ?? e2e.database.pool;
     const { rows } = await sql.query<{ team_id: string; list: string; version: string }>(
       "SELECT team_id, list, version::text AS version FROM team_list_stats",
+      [],
     );
     for (const row of rows) {
       const key = `${row.list}:${row.team_id}`;
@@ -531,6 +545,8 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
     }
   }
 
+  let previousActor: Actor | undefined;
+
   /** Starts the actor's step and returns once it finished or waits for a lock. */
   async function start(actor: Actor, run: () => Promise<void>): Promise<void> {
     const own = writers.some((w) => w === actor && w.inTransaction) ? 1 : 0;
@@ -547,6 +563,8 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
     );
     tally.steps++;
     if (open) tally.interleaved++;
+    if (previousActor !== undefined && previousActor !== actor) tally.switches++;
+    previousActor = actor;
     const isWaiting = async () => {
       if (monitor === undefined) return false;
       if (actor.pids.length > 0) return monitor.isWaiting(actor.pids);
@@ -589,7 +607,7 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
   try {
     await sampleVersions();
     while (Date.now() < deadline) {
-      const steps = rng.int(8, 40);
+      const steps = rng.int(20, 80);
       for (let i = 0; i < steps && Date.now() < deadline; i++) {
         // The embedded database runs one transaction at a time: while one is open, only its writer goes on.
         const exclusive = onServer ? undefined : writers.find((w) => w.inTransaction);

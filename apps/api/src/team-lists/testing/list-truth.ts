@@ -1,5 +1,5 @@
+import type { Queryable } from "@community/db/lists";
 import { type CurrencyCode, type Event, type Guide, priceFromMinorUnits } from "@community/domain";
-import type { QueryResultRow } from "pg";
 import request from "supertest";
 import type { App } from "supertest/types";
 
@@ -17,9 +17,7 @@ export const LIST_PATH: Record<ListName, string> = {
 };
 
 /** Anything that runs a query: a pg Pool, Client or a test session. */
-export interface Sql {
-  query<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<{ rows: Row[] }>;
-}
+export type Sql = Queryable;
 
 // The contract's order (section 4), ids in byte order (their column has the C collation).
 const ORDER: Record<ListName, string> = {

@@ -39,9 +39,17 @@ DROP FUNCTION "team_list_stats_account_changed"();
 ALTER TABLE "events" ADD COLUMN "xid" xid8 NOT NULL DEFAULT pg_current_xact_id();
 ALTER TABLE "guides" ADD COLUMN "xid" xid8 NOT NULL DEFAULT pg_current_xact_id();
 ALTER TABLE "accounts" ADD COLUMN "xid" xid8 NOT NULL DEFAULT pg_current_xact_id();
-CREATE INDEX "events_team_xid_idx" ON "events"("team_id", "xid");
-CREATE INDEX "guides_team_xid_idx" ON "guides"("team_id", "xid");
+-- (team, xid, id): the feed walks a team's changes in this order, a page at a time.
+CREATE INDEX "events_team_xid_idx" ON "events"("team_id", "xid", "id");
+CREATE INDEX "guides_team_xid_idx" ON "guides"("team_id", "xid", "id");
 CREATE INDEX "accounts_xid_idx" ON "accounts"("xid");
+-- An account's items of a team written before a given xid: the feed's account changes without a
+-- walk over items the account's own insert came before (a bulk load). Its prefix serves what the
+-- account_id index did (foreign-key checks, the teams of an updated account).
+DROP INDEX "events_account_id_idx";
+DROP INDEX "guides_account_id_idx";
+CREATE INDEX "events_account_team_xid_idx" ON "events"("account_id", "team_id", "xid");
+CREATE INDEX "guides_account_team_xid_idx" ON "guides"("account_id", "team_id", "xid");
 
 CREATE FUNCTION "stamp_writer_xid"() RETURNS trigger LANGUAGE plpgsql AS E'
 BEGIN
@@ -81,7 +89,8 @@ CREATE TABLE "team_list_tombstones" (
 
     CONSTRAINT "team_list_tombstones_list_check" CHECK ("list" IN ('events', 'guides'))
 );
-CREATE INDEX "team_list_tombstones_team_list_xid_idx" ON "team_list_tombstones"("team_id", "list", "xid");
+CREATE INDEX "team_list_tombstones_team_list_xid_idx" ON "team_list_tombstones"("team_id", "list", "xid", "item_id");
+CREATE INDEX "team_list_tombstones_item_idx" ON "team_list_tombstones"("item_id", "xid");
 CREATE INDEX "team_list_tombstones_deleted_at_idx" ON "team_list_tombstones"("deleted_at");
 
 -- Per list, the newest transaction that made older feed positions unusable: a TRUNCATE ('reset')

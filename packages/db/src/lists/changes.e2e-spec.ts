@@ -187,6 +187,32 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
     expect((await readChanges(db, EVENTS_LIST, TEAM, rest.next, 2)).changes).toEqual([]);
   });
 
+  it("pages the items of one bulk statement by id, each once, and merges item and account changes", async () => {
+    const start = await currentChangePosition(db);
+    const ids = Array.from({ length: 25 }, (_, i) => `bulk_${String(i).padStart(2, "0")}`);
+    await db.query(
+      `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
+                           price_in_cents, currency)
+       SELECT id, $2, CASE WHEN id < 'bulk_10' THEN 'acc_1' ELSE 'acc_2' END, id, id, 60, now(), false, 0, 'USD'
+         FROM unnest($1::text[]) AS id`,
+      [ids, TEAM],
+    );
+    // In the same window: one item changed again, then the account of the first ten renamed.
+    await db.query("UPDATE events SET name = 'again' WHERE id = 'bulk_20'");
+    await db.query("UPDATE accounts SET name = 'One renamed' WHERE id = 'acc_1'");
+    const { changes } = await drain(db, start, 7);
+    expect(changes.map((change) => change.id)).toEqual([
+      ...ids.slice(10, 20),
+      ...ids.slice(21),
+      "bulk_20",
+      ...ids.slice(0, 10),
+      // acc_1's other items of the team, changed by the rename too
+      ...changes.slice(25).map((change) => change.id),
+    ]);
+    expect(changes.slice(25).every((change) => change.op === "upsert" && change.name === "One renamed")).toBe(true);
+    expect(new Set(changes.map((change) => change.id)).size).toBe(changes.length);
+  });
+
   it("expires positions from before a TRUNCATE of the list", async () => {
     const before = await currentChangePosition(db);
     await db.query("TRUNCATE guides");

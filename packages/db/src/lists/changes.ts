@@ -94,60 +94,75 @@ function covers(a: string, b: string): string {
 
 /**
  * The changes of one team's list after `t` ($2) up to `s` ($3, else the statement's own snapshot),
- * after the entry ($4 xid, $5 id), at most $6 rows, in ONE statement (one snapshot):
- * - upserts: the team's items whose row or account row was written by a transaction visible in
- *   s and not in t (both xids visible in s, so the row read is the row as of s); found through
- *   (team_id, xid) and accounts(xid) from t's xmin, the oldest transaction t may not have seen;
- * - deletes: tombstones of the team's list likewise, for items not in the team as of s;
- * - each item once, keyed by the newest xid that concerns it, ordered by (key, id).
+ * after the entry ($4 xid, $5 id), at most $6 rows, in ONE statement (one snapshot). An entry is
+ * keyed by the newest xid in the window (visible in s, not in t) that concerns its item, and comes
+ * from one of three streams, each walked in (key, id) order from `after` by an index, so a page
+ * costs the same at any depth of a round (a bulk load writes a million rows with one xid):
+ * - the item's own row, when its xid is in the window and its account's is not newer;
+ * - its account's row, when the account's xid is in the window and newer than the item's (so
+ *   only the account's items written before it are read: (account_id, team_id, xid));
+ * - tombstones of the team's list in the window, for items not in the team as of s, once per item.
+ * An item whose row or account was written after s is left to the next round (both xids must be
+ * visible in s, so the row read is the row as of s).
  * The first row carries the status: 'behind' (this database has not replayed t or s), 'expired'
  * (a TRUNCATE after t, or a sweep that removed tombstones t may not have seen: the sweep keeps only
  * the newest xid it removed, so any transaction running at t that is older than it counts), or 'ok'.
  */
 export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "list" | "columns">): string {
   const list = spec.list;
-  return `WITH w AS (
+  const inWindow = (xid: string) =>
+    `${xid} >= (SELECT lo FROM w) AND ${xid} < (SELECT hi FROM w)
+     AND pg_visible_in_snapshot(${xid}, (SELECT s FROM w)) AND NOT pg_visible_in_snapshot(${xid}, (SELECT t FROM w))`;
+  const inS = (xid: string) => `pg_visible_in_snapshot(${xid}, (SELECT s FROM w))`;
+  const inT = (xid: string) => `pg_visible_in_snapshot(${xid}, (SELECT t FROM w))`;
+  const after = (xid: string, id: string) => `($4::xid8 IS NULL OR (${xid}, ${id}) > ($4::xid8, $5::text))`;
+  return `WITH snapshots AS (
   SELECT $2::pg_snapshot AS t, COALESCE($3::pg_snapshot, pg_current_snapshot()) AS s, pg_current_snapshot() AS now
-), status AS (
-  SELECT w.t, w.s, CASE
-    WHEN NOT (${covers("w.now", "w.t")} AND ${covers("w.now", "w.s")}) THEN 'behind'
+), w AS MATERIALIZED (
+  SELECT t, s, pg_snapshot_xmin(t) AS lo, pg_snapshot_xmax(s) AS hi, CASE
+    WHEN NOT (${covers("now", "t")} AND ${covers("now", "s")}) THEN 'behind'
     WHEN EXISTS (SELECT 1 FROM team_list_feed_horizons h
                   WHERE h.list = '${list}'
-                    AND ((h.kind = 'reset' AND NOT pg_visible_in_snapshot(h.xid, w.t))
-                      OR (h.kind = 'sweep' AND (NOT pg_visible_in_snapshot(h.xid, w.t)
-                          OR EXISTS (SELECT 1 FROM pg_snapshot_xip(w.t) x WHERE x <= h.xid))))) THEN 'expired'
+                    AND ((h.kind = 'reset' AND NOT pg_visible_in_snapshot(h.xid, t))
+                      OR (h.kind = 'sweep' AND (NOT pg_visible_in_snapshot(h.xid, t)
+                          OR EXISTS (SELECT 1 FROM pg_snapshot_xip(t) x WHERE x <= h.xid))))) THEN 'expired'
     ELSE 'ok' END AS status
-  FROM w
-), candidates AS (
-  SELECT i.id FROM status w JOIN ${list} i
-    ON i.team_id = $1 AND i.xid >= pg_snapshot_xmin(w.t) AND i.xid < pg_snapshot_xmax(w.s)
-   WHERE w.status = 'ok'
-  UNION
-  SELECT i.id FROM status w JOIN accounts a ON a.xid >= pg_snapshot_xmin(w.t) AND a.xid < pg_snapshot_xmax(w.s)
-    JOIN ${list} i ON i.account_id = a.id AND i.team_id = $1
-   WHERE w.status = 'ok'
-), entries AS (
-  SELECT i.id, greatest(i.xid, a.xid) AS k, true AS present
-    FROM status w, candidates c JOIN ${list} i ON i.id = c.id JOIN accounts a ON a.id = i.account_id
-   WHERE i.team_id = $1
-     AND pg_visible_in_snapshot(i.xid, w.s) AND pg_visible_in_snapshot(a.xid, w.s)
-     AND NOT (pg_visible_in_snapshot(i.xid, w.t) AND pg_visible_in_snapshot(a.xid, w.t))
-  UNION ALL
-  SELECT d.item_id, max(d.xid), false
-    FROM status w JOIN team_list_tombstones d
-      ON d.team_id = $1 AND d.list = '${list}' AND d.xid >= pg_snapshot_xmin(w.t) AND d.xid < pg_snapshot_xmax(w.s)
-   WHERE w.status = 'ok'
-     AND pg_visible_in_snapshot(d.xid, w.s) AND NOT pg_visible_in_snapshot(d.xid, w.t)
-     AND NOT EXISTS (SELECT 1 FROM ${list} i WHERE i.id = d.item_id AND i.team_id = $1 AND pg_visible_in_snapshot(i.xid, w.s))
-   GROUP BY d.item_id
+  FROM snapshots
+), own AS (
+  SELECT i.id, i.xid AS k FROM ${list} i JOIN accounts a ON a.id = i.account_id
+   WHERE (SELECT status FROM w) = 'ok' AND i.team_id = $1 AND ${after("i.xid", "i.id")} AND ${inWindow("i.xid")}
+     AND ${inS("a.xid")} AND (${inT("a.xid")} OR a.xid <= i.xid)
+   ORDER BY i.xid, i.id LIMIT $6
+), by_account AS (
+  SELECT x.id, a.xid AS k FROM accounts a
+   CROSS JOIN LATERAL (
+     SELECT i.id FROM ${list} i
+      WHERE i.account_id = a.id AND i.team_id = $1 AND i.xid < greatest(a.xid, pg_snapshot_xmax((SELECT t FROM w)))
+        AND ${inS("i.xid")} AND (${inT("i.xid")} OR i.xid < a.xid)
+        AND ($4::xid8 IS NULL OR a.xid > $4::xid8 OR i.id > $5::text)
+     OFFSET 0 -- kept a parameterized scan of (account_id, team_id, xid): not flattened into a join
+   ) x
+   WHERE (SELECT status FROM w) = 'ok' AND ($4::xid8 IS NULL OR a.xid >= $4::xid8) AND ${inWindow("a.xid")}
+   ORDER BY a.xid, x.id LIMIT $6
+), gone AS (
+  SELECT DISTINCT d.item_id AS id, d.xid AS k FROM team_list_tombstones d
+   WHERE (SELECT status FROM w) = 'ok' AND d.team_id = $1 AND d.list = '${list}'
+     AND ${after("d.xid", "d.item_id")} AND ${inWindow("d.xid")}
+     AND NOT EXISTS (SELECT 1 FROM team_list_tombstones l
+                      WHERE l.item_id = d.item_id AND l.xid > d.xid
+                        AND l.team_id = $1 AND l.list = '${list}' AND ${inS("l.xid")})
+     AND NOT EXISTS (SELECT 1 FROM ${list} i WHERE i.id = d.item_id AND i.team_id = $1 AND ${inS("i.xid")})
+   ORDER BY d.xid, d.item_id LIMIT $6
 ), page AS (
-  SELECT e.id, e.k, e.present FROM entries e
-   WHERE $4::xid8 IS NULL OR (e.k, e.id) > ($4::xid8, $5::text)
-   ORDER BY e.k, e.id
-   LIMIT $6
+  SELECT e.id, e.k, e.present FROM (
+    SELECT id, k, true AS present FROM own
+    UNION ALL SELECT id, k, true FROM by_account
+    UNION ALL SELECT id, k, false FROM gone
+  ) e
+   ORDER BY e.k, e.id LIMIT $6
 )
 SELECT w.status, w.s::text AS round, p.k::text AS change_xid, p.id AS change_id, p.present AS change_present, ${spec.columns}
-  FROM status w
+  FROM w
   LEFT JOIN (page p LEFT JOIN ${list} t ON t.id = p.id AND p.present LEFT JOIN accounts a ON a.id = t.account_id) ON true
  ORDER BY p.k, p.id`;
 }

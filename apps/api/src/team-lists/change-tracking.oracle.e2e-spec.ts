@@ -37,7 +37,8 @@ describe.each<Backend>(["postgres", "embedded"])("team lists against the oracle 
         `oracle: ${backend} seed ${seed}: ${tally.interleaved} write/read interleavings, ${tally.switches} switches ` +
           `between actors (${tally.steps} steps, ` +
           `${tally.readsDuringWrites} reads while writes were open, ${tally.waits} lock waits, ${tally.commits} commits, ` +
-          `${tally.rollbacks} rollbacks, ${tally.loads} loads, ${tally.quietPoints} quiet points, aborted ${JSON.stringify(tally.aborted)})`,
+          `${tally.rollbacks} rollbacks, ${tally.loads} loads, ${tally.quietPoints} quiet points, ` +
+          `statements ${JSON.stringify(tally.statements)}, aborted ${JSON.stringify(tally.aborted)})`,
       );
       for (const abort of tally.trackingAborts) console.log(`oracle abort in the tracking: ${abort}`);
       expect(tally.quietPoints).toBeGreaterThan(0);

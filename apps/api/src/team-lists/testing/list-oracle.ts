@@ -283,7 +283,7 @@ function expectSelfConsistent(context: OracleContext, address: PageAddress, resp
   }
 }
 
-type Op = { text: string; values: unknown[] };
+type Op = { kind: string; text: string; values: unknown[] };
 
 /** One statement of a writer's transaction, its rows picked by a seeded hash over ids. */
 function writeOp(rng: Rng): Op {
@@ -310,6 +310,7 @@ function writeOp(rng: Rng): Op {
       );
       const key = (r: FixtureEvent | FixtureGuide) => ("scheduled_at" in r ? r.scheduled_at : r.published_at);
       return {
+        kind,
         text: `INSERT INTO ${list} (id, team_id, account_id, slug, name, ${sortColumn}, price_in_cents, currency${list === "events" ? ", duration_seconds, offer_replay_purchase" : ""})
                SELECT id, $1, account_id, slug, name, k, 100, 'USD'${list === "events" ? ", 60, false" : ""}
                  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS r(id, account_id, slug, name, k)`,
@@ -324,35 +325,40 @@ function writeOp(rng: Rng): Op {
       };
     }
     case "delete":
-      return { text: `DELETE FROM ${list} WHERE id IN (${picked})`, values: [team, pickSeed, k] };
+      return { kind, text: `DELETE FROM ${list} WHERE id IN (${picked})`, values: [team, pickSeed, k] };
     case "move":
       return {
+        kind,
         text: `UPDATE ${list} SET team_id = $4 WHERE id IN (${picked})`,
         values: [team, pickSeed, k, rng.pick(ORACLE_TEAMS).id],
       };
     case "sort":
       return {
+        kind,
         text: `UPDATE ${list} SET ${sortColumn} = $4::timestamptz WHERE id IN (${picked})`,
         values: [team, pickSeed, k, list === "guides" && rng.next() < 0.2 ? null : instant(rng)],
       };
     case "id":
       // A new id reorders the item among those that share its sort key.
       return {
+        kind,
         text: `UPDATE ${list} SET id = $4 || md5(id) WHERE id IN (${picked})`,
         values: [team, pickSeed, k, `${list.slice(0, 2)}_${rng.pick(["a", "m", "z"])}`],
       };
     case "id+team":
       return {
+        kind,
         text: `UPDATE ${list} SET id = $4 || md5(id), team_id = $5 WHERE id IN (${picked})`,
         values: [team, pickSeed, k, `${list.slice(0, 2)}_${rng.pick(["b", "n", "y"])}`, rng.pick(ORACLE_TEAMS).id],
       };
     case "account":
       return {
+        kind,
         text: "UPDATE accounts SET name = $2 WHERE id = $1",
         values: [rng.pick(ACCOUNTS), `Account renamed ${nextSerial()}`],
       };
     case "truncate":
-      return { text: `TRUNCATE ${list}`, values: [] };
+      return { kind, text: `TRUNCATE ${list}`, values: [] };
   }
 }
 
@@ -371,6 +377,8 @@ export interface OracleTally {
   commits: number;
   rollbacks: number;
   loads: number;
+  /** The writers' statements, by kind. */
+  statements: Record<string, number>;
   quietPoints: number;
   /** Transactions the database aborted, by SQLSTATE (deadlocks between writers' own rows, say). */
   aborted: Record<string, number>;
@@ -423,6 +431,7 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
     commits: 0,
     rollbacks: 0,
     loads: 0,
+    statements: {},
     quietPoints: 0,
     aborted: {},
     trackingAborts: [],
@@ -497,6 +506,7 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
       if (writer.opsLeft > 0 && !finish) {
         writer.opsLeft--;
         const op = writeOp(rng);
+        tally.statements[op.kind] = (tally.statements[op.kind] ?? 0) + 1;
         await session.query(op.text, op.values);
         return;
       }

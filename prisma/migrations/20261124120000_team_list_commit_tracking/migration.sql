@@ -5,9 +5,9 @@
 -- the row lock, one trigger (and so one lock order) per operation, and found an account's teams
 -- through its own snapshot. Now statements only append to team_list_pending (no shared lock),
 -- a deferred constraint trigger applies a transaction's pending rows at COMMIT in one sorted
--- batch: it locks the accounts of the items written, then the stats rows, in key order, and takes
+-- batch: it takes locks on the accounts concerned, then on the stats rows, in key order, and takes
 -- each version after its lock, so versions move forward in commit order and writers cannot
--- deadlock on the stats rows. Every item and account row carries the xid8 of the transaction that
+-- deadlock on these locks. Every item and account row carries the xid8 of the transaction that
 -- last wrote it, and deletes leave tombstones: what the sync feed reads
 -- (packages/db/src/lists/changes.ts).
 --
@@ -205,22 +205,37 @@ CREATE TRIGGER "accounts_track_update" AFTER UPDATE ON "accounts"
 
 -- Runs at COMMIT (deferred), once per pending row, the first firing of a transaction takes all of
 -- its pending rows and the others find none. Order of work, the same in every transaction:
--- 1. lock the accounts of the items written (FOR SHARE, by id): an item write waits for a
---    concurrent account update to commit, so that update's page change is never hidden behind
---    a version taken before it,
--- 2. create or lock the stats rows by (team, list) (one INSERT ... ON CONFLICT DO UPDATE in key
+-- 1. take the account locks, in key order: transaction-scoped advisory locks on 64 buckets of
+--    account ids (namespace 7274), shared for the accounts of the items written, exclusive for
+--    accounts updated. An account update's commit and an item write's commit of the same account
+--    therefore never overlap: either the update's expansion (step 2) runs after the item's commit
+--    and sees the item, or the item's version is taken after the update committed. These locks
+--    exist only between the start of a commit batch and the end of its transaction, so a commit
+--    never waits for a transaction still running statements (row locks on accounts would: an
+--    item writer's commit would wait for an open rename that waits for the item writer's rows).
+-- 2. expand each updated account to the team lists that show its items (a fresh snapshot: items
+--    committed meanwhile included),
+-- 3. create or lock the stats rows by (team, list) (one INSERT ... ON CONFLICT DO UPDATE in key
 --    order locks each row, new or old),
--- 3. only then take each version from the sequence: a version is newer than any committed before
+-- 4. only then take each version from the sequence: a version is newer than any committed before
 --    the lock was granted, so versions of a list increase in commit order,
--- 4. apply the count deltas (a truncated list is counted again: TRUNCATE holds its table's lock
+-- 5. apply the count deltas (a truncated list is counted again: TRUNCATE holds its table's lock
 --    until commit, so the count is exact) and log each changed range with the new version, a list
 --    that was empty, or truncated, logs the whole range. Each list keeps at most 32 entries: older
 --    ones merge into one that covers them, with the newest of their versions (conservative).
--- Teams deleted in the meantime are skipped (their stats rows went with them).
+-- Every lock a commit batch waits for is held only by another commit batch, taken in the same
+-- order, so commit batches cannot deadlock. Teams deleted in the meantime are skipped.
 CREATE FUNCTION "team_list_commit"() RETURNS trigger LANGUAGE plpgsql AS E'
 DECLARE
   n_taken bigint\x3B
   lock_ids text[]\x3B
+  renamed_ids text[]\x3B
+  truncated_lists text[]\x3B
+  p_team text[]\x3B
+  p_list text[]\x3B
+  p_delta bigint[]\x3B
+  p_low timestamptz[]\x3B
+  p_high timestamptz[]\x3B
   c_team text[]\x3B
   c_list text[]\x3B
   c_delta bigint[]\x3B
@@ -229,42 +244,67 @@ DECLARE
   c_recount boolean[]\x3B
   logged_team text[]\x3B
   logged_list text[]\x3B
+  account_lock record\x3B
   i int\x3B
 BEGIN
   WITH taken AS (
     DELETE FROM team_list_pending WHERE txid = pg_current_xact_id() RETURNING *
-  ), truncated AS (
-    SELECT DISTINCT list FROM taken WHERE kind = ''truncate''
-  ), renamed AS (
-    SELECT DISTINCT x FROM taken, unnest(account_ids) x WHERE kind = ''accounts''
-  ), touched AS (
-    SELECT team_id, list, delta, low_key, high_key FROM taken WHERE kind = ''items''
-    UNION ALL
-    SELECT DISTINCT e.team_id, ''events'', 0::bigint, NULL::timestamptz, NULL::timestamptz
-      FROM events e WHERE e.account_id IN (SELECT x FROM renamed)
-    UNION ALL
-    SELECT DISTINCT g.team_id, ''guides'', 0::bigint, NULL::timestamptz, NULL::timestamptz FROM guides g WHERE g.account_id IN (SELECT x FROM renamed)
-    UNION ALL
-    SELECT s.team_id, s.list, 0::bigint, NULL::timestamptz, NULL::timestamptz FROM team_list_stats s WHERE s.list IN (SELECT list FROM truncated)
-  ), c AS (
-    SELECT t.team_id, t.list, sum(t.delta)::bigint AS delta, min(t.low_key) AS low_key, max(t.high_key) AS high_key,
-           t.list IN (SELECT list FROM truncated) AS recount
-      FROM touched t
-     WHERE EXISTS (SELECT 1 FROM teams WHERE teams.id = t.team_id)
-     GROUP BY t.team_id, t.list
+  ), items AS (
+    SELECT team_id, list, sum(delta)::bigint AS delta, min(low_key) AS low_key, max(high_key) AS high_key
+      FROM taken WHERE kind = ''items'' GROUP BY team_id, list
   )
   SELECT (SELECT count(*) FROM taken),
-         (SELECT array_agg(DISTINCT x ORDER BY x) FROM taken, unnest(account_ids) x WHERE kind = ''lock''),
-         array_agg(team_id ORDER BY team_id, list), array_agg(list ORDER BY team_id, list),
-         array_agg(delta ORDER BY team_id, list), array_agg(low_key ORDER BY team_id, list),
-         array_agg(high_key ORDER BY team_id, list), array_agg(recount ORDER BY team_id, list)
-    INTO n_taken, lock_ids, c_team, c_list, c_delta, c_low, c_high, c_recount
-    FROM c\x3B
+         (SELECT array_agg(DISTINCT x) FROM taken, unnest(account_ids) x WHERE kind = ''lock''),
+         (SELECT array_agg(DISTINCT x) FROM taken, unnest(account_ids) x WHERE kind = ''accounts''),
+         (SELECT array_agg(DISTINCT list) FROM taken WHERE kind = ''truncate''),
+         (SELECT array_agg(team_id ORDER BY team_id, list) FROM items),
+         (SELECT array_agg(list ORDER BY team_id, list) FROM items),
+         (SELECT array_agg(delta ORDER BY team_id, list) FROM items),
+         (SELECT array_agg(low_key ORDER BY team_id, list) FROM items),
+         (SELECT array_agg(high_key ORDER BY team_id, list) FROM items)
+    INTO n_taken, lock_ids, renamed_ids, truncated_lists, p_team, p_list, p_delta, p_low, p_high\x3B
   IF n_taken = 0 THEN
     RETURN NULL\x3B
   END IF\x3B
 
-  PERFORM 1 FROM accounts WHERE id = ANY(COALESCE(lock_ids, ''{}'')) ORDER BY id FOR SHARE\x3B
+  FOR account_lock IN
+    SELECT k.key, bool_or(k.exclusive) AS exclusive
+      FROM (SELECT hashtext(x) & 63 AS key, false AS exclusive FROM unnest(lock_ids) x
+            UNION ALL
+            SELECT hashtext(x) & 63, true FROM unnest(renamed_ids) x) k
+     GROUP BY k.key ORDER BY k.key
+  LOOP
+    IF account_lock.exclusive THEN
+      PERFORM pg_advisory_xact_lock(7274, account_lock.key)\x3B
+    ELSE
+      PERFORM pg_advisory_xact_lock_shared(7274, account_lock.key)\x3B
+    END IF\x3B
+  END LOOP\x3B
+
+  WITH touched AS (
+    SELECT p.team_id, p.list, p.delta, p.low_key, p.high_key
+      FROM unnest(p_team, p_list, p_delta, p_low, p_high) AS p(team_id, list, delta, low_key, high_key)
+    UNION ALL
+    SELECT DISTINCT e.team_id, ''events'', 0::bigint, NULL::timestamptz, NULL::timestamptz
+      FROM events e WHERE e.account_id = ANY(renamed_ids)
+    UNION ALL
+    SELECT DISTINCT g.team_id, ''guides'', 0::bigint, NULL::timestamptz, NULL::timestamptz
+      FROM guides g WHERE g.account_id = ANY(renamed_ids)
+    UNION ALL
+    SELECT s.team_id, s.list, 0::bigint, NULL::timestamptz, NULL::timestamptz
+      FROM team_list_stats s WHERE s.list = ANY(truncated_lists)
+  ), c AS (
+    SELECT t.team_id, t.list, sum(t.delta)::bigint AS delta, min(t.low_key) AS low_key, max(t.high_key) AS high_key,
+           COALESCE(t.list = ANY(truncated_lists), false) AS recount
+      FROM touched t
+     WHERE EXISTS (SELECT 1 FROM teams WHERE teams.id = t.team_id)
+     GROUP BY t.team_id, t.list
+  )
+  SELECT array_agg(team_id ORDER BY team_id, list), array_agg(list ORDER BY team_id, list),
+         array_agg(delta ORDER BY team_id, list), array_agg(low_key ORDER BY team_id, list),
+         array_agg(high_key ORDER BY team_id, list), array_agg(recount ORDER BY team_id, list)
+    INTO c_team, c_list, c_delta, c_low, c_high, c_recount
+    FROM c\x3B
   IF c_team IS NULL THEN
     RETURN NULL\x3B
   END IF\x3B

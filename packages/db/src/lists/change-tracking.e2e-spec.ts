@@ -103,6 +103,32 @@ describe("list change tracking under concurrent writers", () => {
     }
   });
 
+  it("commits an item writer whose account's rename waits for the writer's rows, without a deadlock", async () => {
+    const writer = await db.connect();
+    const renamer = await db.connect();
+    try {
+      const [held] = newIds(1) as [string];
+      await db.query(insertSql, [[held], "team_c", "acc_2"]);
+      const pid = await backendPid(renamer);
+      await writer.query("BEGIN");
+      await insertEvents(writer, "team_c", 1, "acc_2");
+      await writer.query("UPDATE events SET name = 'writer' WHERE id = $1", [held]);
+      await renamer.query("BEGIN");
+      await renamer.query("UPDATE accounts SET name = 'Two again' WHERE id = 'acc_2'");
+      const waiting = renamer.query("UPDATE events SET name = 'renamer' WHERE id = $1", [held]);
+      await blockedOrDone(pid, waiting);
+      const outcomes = await Promise.allSettled([writer.query("COMMIT"), waiting]);
+      await renamer.query("COMMIT");
+      expect(outcomes.filter((outcome) => outcome.status === "rejected")).toEqual([]);
+      const now = await state("team_c");
+      expect(now?.names).toContain("Two again");
+      expect(now?.item_count).toBe(now?.actual);
+    } finally {
+      writer.release();
+      renamer.release();
+    }
+  });
+
   it("never moves a version backwards when a writer waits behind another", async () => {
     const first = await db.connect();
     const second = await db.connect();

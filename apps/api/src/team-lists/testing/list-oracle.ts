@@ -181,8 +181,8 @@ export async function readPage(context: OracleContext, address: PageAddress, ifN
 /**
  * The api as a client sees it: pages walked at random depths (deep ones seek from cached
  * boundaries) and revalidated with the last tag, while the writers are busy. In between, a page
- * can only be checked against itself; at quiet points every page of every team is held against
- * the plain offset query, and every URL's last tag is revalidated.
+ * can only be checked against itself; at quiet points the pages it read, and a sample of every
+ * list's pages, are held against the plain offset query and revalidated with their last tag.
  */
 export class PageWalker implements OracleReader {
   readonly name = "page walker";

@@ -258,4 +258,30 @@ describe.each<Backend>(["postgres", "embedded"])("change tracking regressions on
     await pool().query(INSERT_EVENT, ["ev_rn_after", team, "acc_main", at(BASE)]);
     expect((await listStats(pool(), "events", team))?.count).toBe(6);
   });
+
+  if (backend === "postgres") {
+    // Last: it empties the guides of every team.
+    it("never turns the commit of a TRUNCATE into a deadlock with an account rename committed meanwhile", async () => {
+      // Without change tracking the rename commits at once and the TRUNCATE after it.
+      const truncater = await session();
+      const renamer = await session();
+      await truncater.query("BEGIN");
+      expect((await truncater.step(INSERT_EVENT, ["ev_trunc_new", TEAMS.held, "acc_held", at(BASE)])).state).toBe(
+        "settled",
+      );
+      expect((await truncater.step("TRUNCATE guides")).state).toBe("settled");
+      await renamer.query("BEGIN");
+      const rename = await renamer.step("UPDATE accounts SET name = 'Held again' WHERE id = 'acc_held'");
+      const renameCommit = rename.state === "settled" ? await renamer.step("COMMIT") : undefined;
+      const truncateCommit = await truncater.step("COMMIT");
+      const outcomes = await Promise.allSettled([rename.promise, renameCommit?.promise, truncateCommit.promise]);
+      const failed = outcomes.flatMap((o) => (o.status === "rejected" ? [String(o.reason)] : []));
+      if (renameCommit === undefined) await renamer.query(failed.length === 0 ? "COMMIT" : "ROLLBACK");
+      expect(failed).toEqual([]);
+      expect((await listStats(pool(), "guides", TEAMS.held))?.count ?? 0).toBe(0);
+      expect(await getList(e2e.server, "events", tokenOf(TEAMS.held), 1, PER_PAGE).then((r) => r.items)).toEqual(
+        await expectedItems(pool(), "events", TEAMS.held, PER_PAGE, 0),
+      );
+    });
+  }
 });

@@ -99,3 +99,13 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
 export function createEmptyTestDatabase(prefix: string): Promise<TestDatabase> {
   return createNamedDatabase(prefix);
 }
+
+export {
+  LockMonitor,
+  SqlSession,
+  type StepState,
+  settledOrWaiting,
+  sqlState,
+  type Tracked,
+  track,
+} from "./lock-waits";

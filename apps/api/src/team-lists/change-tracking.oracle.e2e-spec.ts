@@ -1,0 +1,50 @@
+import { randomInt } from "node:crypto";
+import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { oracleFixture, PageWalker, runOracle } from "./testing/list-oracle";
+
+/**
+ * The team lists against an oracle under concurrent writes (testing/list-oracle.ts): seeded, so a
+ * failure names the seed that replays it (ORACLE_SEED), and bounded by ORACLE_SECONDS per database.
+ */
+function integerFromEnv(name: string, fallback: () => number, max: number): number {
+  const text = process.env[name];
+  if (text === undefined) return fallback();
+  if (!/^[0-9]+$/.test(text) || Number(text) > max) throw new Error(`${name} must be an integer from 0 to ${max}`);
+  return Number(text);
+}
+
+const seed = integerFromEnv("ORACLE_SEED", () => randomInt(2 ** 31), 2 ** 31 - 1);
+const seconds = integerFromEnv("ORACLE_SECONDS", () => 45, 3_600);
+
+describe.each<Backend>(["postgres", "embedded"])("team lists against the oracle on %s", (backend) => {
+  let e2e: E2eApp;
+
+  beforeAll(async () => {
+    e2e = await startE2eApp(backend, oracleFixture(seed), { env: { RATE_LIMIT_MAX: "0" } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it(
+    "serves every page as the plain offset query, totals as count(*), 304 only for the same bytes, versions only forward",
+    async () => {
+      console.log(`oracle seed ${seed} on ${backend}: ORACLE_SEED=${seed} replays it`);
+      // Readers of other kinds (a copy kept by the change feed) join this list.
+      const tally = await runOracle({ backend, e2e, seed, seconds, readers: [new PageWalker(), new PageWalker()] });
+      console.log(
+        `oracle: ${backend} seed ${seed}: ${tally.interleaved} write/read interleavings, ${tally.switches} switches ` +
+          `between actors (${tally.steps} steps, ` +
+          `${tally.readsDuringWrites} reads while writes were open, ${tally.waits} lock waits, ${tally.commits} commits, ` +
+          `${tally.rollbacks} rollbacks, ${tally.loads} loads, ${tally.quietPoints} quiet points, ` +
+          `statements ${JSON.stringify(tally.statements)}, aborted ${JSON.stringify(tally.aborted)})`,
+      );
+      for (const abort of tally.trackingAborts) console.log(`oracle abort in the tracking: ${abort}`);
+      expect(tally.quietPoints).toBeGreaterThan(0);
+      // The tracking must never abort a transaction (a deadlock on its own locks) that would commit without it.
+      expect(tally.trackingAborts).toEqual([]);
+    },
+    (seconds + 120) * 1_000,
+  );
+});

@@ -224,7 +224,8 @@ CREATE TRIGGER "accounts_track_update" AFTER UPDATE ON "accounts"
 --    that was empty, or truncated, logs the whole range. Each list keeps at most 32 entries: older
 --    ones merge into one that covers them, with the newest of their versions (conservative).
 -- Every lock a commit batch waits for is held only by another commit batch, taken in the same
--- order, so commit batches cannot deadlock. Teams deleted in the meantime are skipped.
+-- order, so commit batches cannot deadlock; the one exception, a TRUNCATE's table lock, is waited
+-- for before step 1, while the batch holds nothing another commit needs. Teams deleted in the meantime are skipped.
 CREATE FUNCTION "team_list_commit"() RETURNS trigger LANGUAGE plpgsql AS E'
 DECLARE
   n_taken bigint\x3B
@@ -265,6 +266,13 @@ BEGIN
     INTO n_taken, lock_ids, renamed_ids, truncated_lists, p_team, p_list, p_delta, p_low, p_high\x3B
   IF n_taken = 0 THEN
     RETURN NULL\x3B
+  END IF\x3B
+
+  -- An account update reads the lists in step 2: wait here, holding no advisory lock yet, for a
+  -- TRUNCATE of a list to commit (its ACCESS EXCLUSIVE lock would otherwise stop step 2 while this
+  -- batch held an account lock the truncating commit needs).
+  IF renamed_ids IS NOT NULL THEN
+    LOCK TABLE events, guides IN ACCESS SHARE MODE\x3B
   END IF\x3B
 
   FOR account_lock IN

@@ -224,8 +224,10 @@ CREATE TRIGGER "accounts_track_update" AFTER UPDATE ON "accounts"
 --    that was empty, or truncated, logs the whole range. Each list keeps at most 32 entries: older
 --    ones merge into one that covers them, with the newest of their versions (conservative).
 -- Every lock a commit batch waits for is held only by another commit batch, taken in the same
--- order, so commit batches cannot deadlock; the one exception, a TRUNCATE's table lock, is waited
--- for before step 1, while the batch holds nothing another commit needs. Teams deleted in the meantime are skipped.
+-- order, so commit batches cannot deadlock. A batch never waits for a table lock either: a list
+-- that another transaction is truncating (ACCESS EXCLUSIVE until it ends) is not read by an
+-- account update's expansion, which then touches every team of that list instead, and a recount
+-- reads only the lists this transaction truncated itself. Teams deleted in the meantime are skipped.
 CREATE FUNCTION "team_list_commit"() RETURNS trigger LANGUAGE plpgsql AS E'
 DECLARE
   n_taken bigint\x3B
@@ -246,6 +248,10 @@ DECLARE
   logged_team text[]\x3B
   logged_list text[]\x3B
   account_lock record\x3B
+  renamed_events_teams text[]\x3B
+  renamed_guides_teams text[]\x3B
+  c_fresh bigint[]\x3B
+  fresh_count bigint\x3B
   i int\x3B
 BEGIN
   WITH taken AS (
@@ -268,13 +274,6 @@ BEGIN
     RETURN NULL\x3B
   END IF\x3B
 
-  -- An account update reads the lists in step 2: wait here, holding no advisory lock yet, for a
-  -- TRUNCATE of a list to commit (its ACCESS EXCLUSIVE lock would otherwise stop step 2 while this
-  -- batch held an account lock the truncating commit needs).
-  IF renamed_ids IS NOT NULL THEN
-    LOCK TABLE events, guides IN ACCESS SHARE MODE\x3B
-  END IF\x3B
-
   FOR account_lock IN
     SELECT k.key, bool_or(k.exclusive) AS exclusive
       FROM (SELECT hashtext(x) & 63 AS key, false AS exclusive FROM unnest(lock_ids) x
@@ -289,15 +288,33 @@ BEGIN
     END IF\x3B
   END LOOP\x3B
 
+  -- A list locked by a TRUNCATE still running elsewhere cannot be read without waiting for that
+  -- transaction, whose own commit may need an account lock this batch holds: every team of the
+  -- list is touched instead (its commit recounts them all anyway; its rollback leaves them named).
+  IF renamed_ids IS NOT NULL THEN
+    BEGIN
+      LOCK TABLE events IN ACCESS SHARE MODE NOWAIT\x3B
+      SELECT array_agg(DISTINCT e.team_id) INTO renamed_events_teams FROM events e WHERE e.account_id = ANY(renamed_ids)\x3B
+    EXCEPTION WHEN lock_not_available THEN
+      SELECT array_agg(s.team_id) INTO renamed_events_teams FROM team_list_stats s WHERE s.list = ''events''\x3B
+    END\x3B
+    BEGIN
+      LOCK TABLE guides IN ACCESS SHARE MODE NOWAIT\x3B
+      SELECT array_agg(DISTINCT g.team_id) INTO renamed_guides_teams FROM guides g WHERE g.account_id = ANY(renamed_ids)\x3B
+    EXCEPTION WHEN lock_not_available THEN
+      SELECT array_agg(s.team_id) INTO renamed_guides_teams FROM team_list_stats s WHERE s.list = ''guides''\x3B
+    END\x3B
+  END IF\x3B
+
   WITH touched AS (
     SELECT p.team_id, p.list, p.delta, p.low_key, p.high_key
       FROM unnest(p_team, p_list, p_delta, p_low, p_high) AS p(team_id, list, delta, low_key, high_key)
     UNION ALL
-    SELECT DISTINCT e.team_id, ''events'', 0::bigint, NULL::timestamptz, NULL::timestamptz
-      FROM events e WHERE e.account_id = ANY(renamed_ids)
+    SELECT r.team_id, ''events'', 0::bigint, NULL::timestamptz, NULL::timestamptz
+      FROM unnest(renamed_events_teams) AS r(team_id)
     UNION ALL
-    SELECT DISTINCT g.team_id, ''guides'', 0::bigint, NULL::timestamptz, NULL::timestamptz
-      FROM guides g WHERE g.account_id = ANY(renamed_ids)
+    SELECT r.team_id, ''guides'', 0::bigint, NULL::timestamptz, NULL::timestamptz
+      FROM unnest(renamed_guides_teams) AS r(team_id)
     UNION ALL
     SELECT s.team_id, s.list, 0::bigint, NULL::timestamptz, NULL::timestamptz
       FROM team_list_stats s WHERE s.list = ANY(truncated_lists)
@@ -321,14 +338,24 @@ BEGIN
   SELECT c.team_id, c.list, 0, 0 FROM unnest(c_team, c_list) AS c(team_id, list) ORDER BY c.team_id, c.list
   ON CONFLICT (team_id, list) DO UPDATE SET version = s.version\x3B
 
+  -- Only a list this transaction truncated is counted again (it holds the lock of that table): the
+  -- count is a statement of its own, so the UPDATE of no batch names a list table.
+  c_fresh := array_fill(NULL::bigint, ARRAY[array_length(c_team, 1)])\x3B
+  IF truncated_lists IS NOT NULL THEN
+    FOR i IN 1 .. array_length(c_team, 1) LOOP
+      IF c_recount[i] THEN
+        EXECUTE format(''SELECT count(*) FROM %I WHERE team_id = $1'', c_list[i]) INTO fresh_count USING c_team[i]\x3B
+        c_fresh[i] := fresh_count\x3B
+      END IF\x3B
+    END LOOP\x3B
+  END IF\x3B
+
   WITH updated AS (
     UPDATE team_list_stats s
-       SET item_count = CASE
-             WHEN NOT c.recount THEN s.item_count + c.delta
-             WHEN s.list = ''events'' THEN (SELECT count(*) FROM events e WHERE e.team_id = s.team_id)
-             ELSE (SELECT count(*) FROM guides g WHERE g.team_id = s.team_id) END,
+       SET item_count = CASE WHEN c.recount THEN c.fresh ELSE s.item_count + c.delta END,
            version = nextval(''team_list_version_seq'')
-      FROM unnest(c_team, c_list, c_delta, c_low, c_high, c_recount) AS c(team_id, list, delta, low_key, high_key, recount)
+      FROM unnest(c_team, c_list, c_delta, c_low, c_high, c_recount, c_fresh)
+           AS c(team_id, list, delta, low_key, high_key, recount, fresh)
      WHERE s.team_id = c.team_id AND s.list = c.list
     RETURNING s.team_id, s.list, s.version, s.item_count - c.delta = 0 AS was_empty, c.recount, c.low_key, c.high_key
   ), logged AS (

@@ -49,6 +49,8 @@ process crashed. See docs/scale-check.md.
 
 const REPLICAS = ["r1", "r2", "r3"];
 const CURSOR_SECRET = randomBytes(32).toString("base64");
+/** In production mode the api serves /metrics only with its token. */
+const METRICS_TOKEN = randomBytes(24).toString("hex");
 const LOAD_TOKENS = Array.from({ length: 16 }, (_, i) => `scale-load-token-${String(i + 1).padStart(2, "0")}`);
 const BUDGET_TOKEN = "scale-budget-token";
 /** Tokens of the polls that wait for each replication probe in the api's list (rotated: each has the budget). */
@@ -202,6 +204,7 @@ async function check(
     NODE_ENV: "production",
     // One secret for all replicas: a cursor or sync token from one is read by the others.
     CURSOR_SECRET,
+    METRICS_TOKEN,
     HOST: "127.0.0.1",
     PORT: `${port}`,
     PUBLIC_URL: `http://127.0.0.1:${balancerPort}`,
@@ -344,7 +347,9 @@ function readReplicaHook(enabled: boolean, replicaBouncer: PgBouncer): NodeJS.Pr
 async function replicaFallbacks(replicas: ApiReplica[]): Promise<number> {
   let total = 0;
   for (const api of replicas) {
-    const metrics = await (await fetch(`http://127.0.0.1:${api.port}/metrics`)).text();
+    const metrics = await (
+      await fetch(`http://127.0.0.1:${api.port}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     const match = metrics.match(/^db_replica_fallback_reads_total (\d+)$/m);
     if (match === null)
       throw new Error(`${api.name} does not read from a replica (no db_replica_fallback_reads_total)`);

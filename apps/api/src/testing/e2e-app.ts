@@ -123,6 +123,34 @@ export async function startE2eApp(
   };
 }
 
+/**
+ * The real AppModule over HTTP against a database the test made itself (a primary, and a read
+ * replica as DATABASE_READ_URL), migrated and loaded with the fixture here. Closing it leaves the
+ * database to the test.
+ */
+export async function startE2eAppOn(
+  url: string,
+  readUrl: string | undefined,
+  fixture?: FixtureFile,
+  env?: NodeJS.ProcessEnv,
+): Promise<E2eApp> {
+  const config = testConfig(env);
+  await migrateDeploy(url, { quiet: true });
+  const { app, database, server } = await boot(url, 4, fixture, config, undefined, readUrl);
+  return {
+    app,
+    server,
+    database,
+    config,
+    url,
+    async close() {
+      await app.close();
+      await database.close();
+      assertContractKept();
+    },
+  };
+}
+
 export type ProxiedE2eApp = E2eApp & { proxy: TcpProxy };
 
 /**

@@ -2,7 +2,7 @@ import { SqlSession } from "@community/db/testing";
 import { contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { type E2eApp, startE2eAppOn } from "../testing/e2e-app";
-import { replayed, type StreamingPair, startStreamingPair } from "../testing/streaming-replica";
+import { pauseReplay, replayed, type StreamingPair, startStreamingPair } from "../testing/streaming-replica";
 
 /**
  * The changes feed over a real read replica that lags (contract 9.3: "a read replica that has not
@@ -63,7 +63,7 @@ describe("list changes through a lagging streaming replica", () => {
     await insertEvent("ev_replayed");
     await replayed(primary, standby);
     // The standby holds everything so far; from here on it lags as long as the test says.
-    await standby.query("SELECT pg_wal_replay_pause()");
+    await pauseReplay(standby);
     await insertEvent("ev_unreplayed");
     const fresh = await get(`${EVENTS}/changes`);
     expect(fresh.status).toBe(200);

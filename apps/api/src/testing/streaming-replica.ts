@@ -149,3 +149,14 @@ export async function replayed(primary: SqlSession, standby: SqlSession): Promis
   }
   throw new Error(`the standby did not replay up to ${lsn} in 30 s`);
 }
+
+/** Pauses the standby's replay and waits until it has stopped (a pause is only requested at first). */
+export async function pauseReplay(standby: SqlSession): Promise<void> {
+  await standby.query("SELECT pg_wal_replay_pause()");
+  for (let i = 0; i < 600; i++) {
+    const { rows } = await standby.query<{ state: string }>("SELECT pg_get_wal_replay_pause_state() AS state");
+    if (rows[0]?.state === "paused") return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("the standby's replay did not pause in 30 s");
+}

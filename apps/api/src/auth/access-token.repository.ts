@@ -25,6 +25,13 @@ export class AccessTokenRepository {
     if (row === undefined) this.unknown.add(tokenHash);
     return row === undefined || !row.valid
       ? null
-      : { userId: row.user_id, teamId: row.team_id, clientId: row.client_id, scopes: null, lists: row.lists };
+      : {
+          userId: row.user_id,
+          teamId: row.team_id,
+          clientId: row.client_id,
+          scopes: null,
+          lists: row.lists,
+          membership: row.membership,
+        };
   }
 }

@@ -16,7 +16,7 @@ import { DATABASE } from "../database/database.tokens";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ChangesQuery } from "./list-query";
 import { PageBody } from "./page-cache";
-import { SignedTokens } from "./signed-tokens";
+import { SignedTokens, type SyncTokenClaims } from "./signed-tokens";
 import { NoCommunityTeamException, SyncExpiredException } from "./team-lists.problems";
 
 /** The database clock and when the caller joined their team, read with every changes request. */
@@ -36,6 +36,12 @@ interface MembershipRow {
  * issued elsewhere, past the retention or before the caller joined the team, it is expired (410).
  * The replica answers only when it has replayed up to the token's position (readChanges checks it
  * in its own statement); else the primary does, so a lagging replica never leaves a gap.
+ *
+ * The token lookup (member-by-token.ts) reads when the user joined the team, the database clock
+ * and the list's version; the membership statement is read only for callers without them (JWT).
+ * A token minted at the end of a round also carries the list's version in its position's snapshot:
+ * when the caller's current version is the same, nothing has changed since (see `unchanged`) and
+ * the answer needs no statement.
  */
 @Injectable()
 export class ListChangesService {
@@ -59,13 +65,18 @@ export class ListChangesService {
       ]);
     }
     if (teamId === null) throw new NoCommunityTeamException();
-    const membership = await this.membership(team.userId);
-    // The team moved between the token lookup and now: answer as the next request would.
-    if (membership.team_id !== teamId) throw new SyncExpiredException("was issued for another team");
+    const membership = team.membership ?? (await this.membership(team.userId, teamId));
     const teamTag = this.tokens.teamTag(teamId);
     if (claims === undefined) {
-      const position = await currentChangePosition(this.database.pool);
-      const next = this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt: membership.now, position });
+      const position = await currentChangePosition(this.database.pool, { list: spec.list, teamId });
+      const { version, ...base } = position;
+      const next = this.tokens.syncToken({
+        list: spec.list,
+        team: teamTag,
+        issuedAt: membership.now,
+        position: base,
+        ...(version === undefined ? {} : { version, positionAt: membership.now }),
+      });
       return body([], next, false);
     }
     if (claims.list !== spec.list || claims.team !== teamTag) {
@@ -74,8 +85,12 @@ export class ListChangesService {
     if (claims.issuedAt < membership.now - this.retentionSeconds) {
       throw new SyncExpiredException("is older than the change log's retention");
     }
-    if (claims.issuedAt < membership.team_since) {
+    if (claims.issuedAt < membership.teamSince) {
       throw new SyncExpiredException("was issued before the caller joined this team");
+    }
+    if (this.unchanged(claims, team.lists?.[spec.list]?.version, membership.now)) {
+      // The same position, version and position time; issued now, as a round that found nothing.
+      return body([], this.tokens.syncToken({ ...claims, issuedAt: membership.now }), false);
     }
     let read: ChangePage<unknown>;
     try {
@@ -88,15 +103,43 @@ export class ListChangesService {
     }
     // A token that stops short of the end is as old as the one it came from; one at the end is new.
     const issuedAt = read.hasMore ? claims.issuedAt : membership.now;
-    const next = this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt, position: read.next });
+    // The position's snapshot was taken after the token lookup, so the lookup's clock is no later.
+    const version =
+      read.hasMore || read.version === undefined ? {} : { version: read.version, positionAt: membership.now };
+    const next = this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt, position: read.next, ...version });
     return body(read.changes, next, read.hasMore);
   }
 
-  private async membership(userId: string): Promise<MembershipRow> {
+  /**
+   * Whether nothing that touched the team's list has committed since the token's position, told
+   * from versions alone. The token's version was read in the same snapshot S as its position; the
+   * caller's was read by the token lookup, on the primary, after the request arrived. Every
+   * transaction that touches a team's list takes, at COMMIT and under the lock of the list's stats
+   * row, a new version from a sequence (never handed out twice) and writes it into that row; the
+   * row lock is released only after the commit is visible. So the stats rows' successive values
+   * are distinct and follow commit visibility: a snapshot that sees a version sees every commit
+   * that wrote an earlier one. If the lookup read the token's version, it sees the very row value S
+   * saw, hence no commit that touched the list and that S did not see: the feed after S is empty
+   * as of now, and an empty round with a fresh token is exactly what the database would answer.
+   * A lagging replica only ever gave a token an older version (its snapshot with it), which differs
+   * from the primary's as soon as a commit is missing: the database then answers.
+   * The position is left to the database once it is older than half the retention: the read moves
+   * it forward, so a client that polls often never keeps a position older than the log's sweep.
+   * Tokens without a version (of a multi-page round, or minted before versions) also go there.
+   */
+  private unchanged(claims: SyncTokenClaims, current: string | undefined, now: number): boolean {
+    if (claims.version === undefined || claims.positionAt === undefined || current === undefined) return false;
+    if (claims.positionAt < now - this.retentionSeconds / 2) return false;
+    return claims.version === current;
+  }
+
+  /** For callers whose authentication did not read it (JWT): one statement. */
+  private async membership(userId: string, teamId: string): Promise<{ teamSince: number; now: number }> {
     const { rows } = await this.database.pool.query<MembershipRow>(MEMBERSHIP_SQL, [userId]);
     const row = rows[0];
-    if (row === undefined) throw new SyncExpiredException("was issued for another team");
-    return row;
+    // The team moved between the authentication and now: answer as the next request would.
+    if (row === undefined || row.team_id !== teamId) throw new SyncExpiredException("was issued for another team");
+    return { teamSince: row.team_since, now: row.now };
   }
 
   /**

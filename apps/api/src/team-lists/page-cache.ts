@@ -40,10 +40,11 @@ export class PageBody {
   }
 }
 
-/** A page as the cache keeps it: the body and the total that its headers need. */
+/** A page as the cache keeps it: the body and what its headers need (the total, a cursor page's next cursor). */
 export interface CachedListPage {
   body: PageBody;
   totalItems: number;
+  nextCursor?: string | null;
 }
 
 export interface PageCacheStats {
@@ -71,11 +72,16 @@ export class PageCache {
   /**
    * A version is unique only while its sequence never repeats (a restore to an earlier point, a
    * copied database or a reset sequence hands versions out again), so the team and list are part
-   * of the key too: no entry can answer another team's or list's request. Only the team id may hold
-   * a colon, and it comes first, so no two keys coincide.
+   * of the key too: no entry can answer another team's or list's request. `variant` names what else
+   * the page is a function of (filters, a cursor's position; "" for a plain page), percent-encoded
+   * after a letter: so only the team id may hold a colon, and it comes first, and the field before
+   * the page is a version (digits) in a plain page's key and a variant otherwise: no two keys
+   * coincide. A cursor page that is not a walk's first has page 0.
    */
-  static key(teamId: string, list: string, version: string, page: number, perPage: number): string {
-    return `${teamId}:${list}:${version}:${page}:${perPage}`;
+  static key(teamId: string, list: string, version: string, page: number, perPage: number, variant = ""): string {
+    return variant === ""
+      ? `${teamId}:${list}:${version}:${page}:${perPage}`
+      : `${teamId}:${list}:${version}:v${encodeURIComponent(variant)}:${page}:${perPage}`;
   }
 
   get(key: string): CachedListPage | undefined {

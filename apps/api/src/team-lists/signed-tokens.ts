@@ -13,6 +13,13 @@ export interface SyncTokenClaims {
   issuedAt: number;
   /** The change feed's position (a plain JSON object from @community/db/lists). */
   position: unknown;
+  /**
+   * At the end of a round only: the list's version read in the same snapshot as `position`, and
+   * when that position was taken (seconds since the epoch, database clock, at or before it). Tokens
+   * minted before these existed have neither.
+   */
+  version?: string;
+  positionAt?: number;
 }
 
 /**
@@ -40,7 +47,13 @@ export class SignedTokens {
   }
 
   syncToken(claims: SyncTokenClaims): string {
-    const payload = encode({ l: claims.list, t: claims.team, at: claims.issuedAt, p: claims.position });
+    const payload = encode({
+      l: claims.list,
+      t: claims.team,
+      at: claims.issuedAt,
+      p: claims.position,
+      ...(claims.version === undefined ? {} : { v: claims.version, pa: claims.positionAt }),
+    });
     return `${payload}.${this.mac("since", "", payload)}`;
   }
 
@@ -48,9 +61,14 @@ export class SignedTokens {
   openSyncToken(token: string): SyncTokenClaims | undefined {
     const payload = this.verified(token, "since", "");
     if (payload === undefined) return undefined;
-    const { l, t, at, p } = payload as { l?: unknown; t?: unknown; at?: unknown; p?: unknown };
+    const { l, t, at, p, v, pa } = payload as Record<string, unknown>;
     if (typeof l !== "string" || typeof t !== "string" || typeof at !== "number" || p === undefined) return undefined;
-    return { list: l, team: t, issuedAt: at, position: p };
+    const claims: SyncTokenClaims = { list: l, team: t, issuedAt: at, position: p };
+    if (typeof v === "string" && typeof pa === "number") {
+      claims.version = v;
+      claims.positionAt = pa;
+    }
+    return claims;
   }
 
   /** A keyed tag of a team id: a token names its team without showing the id. */

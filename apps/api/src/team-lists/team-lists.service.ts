@@ -59,7 +59,8 @@ interface ServedList {
 /**
  * The use case of every team list (TEAM_LISTS): pages of the caller's own team in page mode
  * (unfiltered pages from the page cache or one statement, 304 from the token lookup's version),
- * filtered pages, and cursor walks. No input can reach another team's items.
+ * filtered pages and cursor walks (from the page cache too, keyed by the version the token lookup
+ * read, or one statement). No input can reach another team's items.
  */
 @Injectable()
 export class TeamListsService {
@@ -92,8 +93,8 @@ export class TeamListsService {
     if (teamId === null && query.mode === "cursor" && query.cursor !== "") throw invalidCursor();
     if (teamId === null) throw new NoCommunityTeamException();
     const served = this.list(spec);
-    if (query.mode === "cursor") return this.walk(served, teamId, query);
-    if (query.carried !== "") return this.filteredPage(served, teamId, query, options);
+    if (query.mode === "cursor") return this.walk(served, team, teamId, query);
+    if (query.carried !== "") return this.filteredPage(served, team, teamId, query, options);
     return this.plainPage(served, team, teamId, query, options);
   }
 
@@ -103,37 +104,91 @@ export class TeamListsService {
     return served;
   }
 
+  /**
+   * A cursor page is a pure function of its team, list, version, filters, position and page size
+   * (a cursor is signed without time, so the same position under the same binding always gives
+   * the same next cursor): with the version from the token lookup, a page served recently comes
+   * from the page cache, cursor included; otherwise one statement reads it with its version, under
+   * which it is kept. The cursor is checked first either way (400 for a forged one).
+   */
   private async walk(
     { spec, walks }: ServedList,
+    team: CallerTeam,
     teamId: string,
     query: Extract<ListQuery, { mode: "cursor" }>,
   ): Promise<CursorPage> {
     const binding = { list: spec.list, teamId, filters: query.carried };
     const after = query.cursor === "" ? undefined : this.tokens.openCursor(query.cursor, binding);
     if (query.cursor !== "" && after === undefined) throw invalidCursor();
+    const cursorPage = (nextCursor: string | null, body: PageBody): CursorPage => ({
+      mode: "cursor",
+      perPage: query.perPage,
+      carried: query.carried,
+      nextCursor,
+      body,
+    });
+    // A walk's first page is page 1 of the cache's key, any later page 0.
+    const key = (version: string) =>
+      PageCache.key(
+        teamId,
+        spec.list,
+        version,
+        after === undefined ? 1 : 0,
+        query.perPage,
+        JSON.stringify(["cursor", query.carried, after?.key ?? null, after?.id ?? null]),
+      );
+    const state = team.lists?.[spec.list];
+    if (state !== undefined && state !== null) {
+      const cached = this.cache.get(key(state.version));
+      if (cached !== undefined) return cursorPage(cached.nextCursor ?? null, cached.body);
+    }
     const page = await walks.keysetPage(teamId, query.filters, after, query.perPage);
     const nextCursor = page.next === undefined ? null : this.tokens.cursor(page.next, binding);
     const body = PageBody.of({
       guides: page.items,
       meta: { pagination: { per_page: query.perPage, next_cursor: nextCursor } },
     });
-    return { mode: "cursor", perPage: query.perPage, carried: query.carried, nextCursor, body };
+    if (page.version !== "0") this.cache.set(key(page.version), { body, totalItems: 0, nextCursor });
+    return cursorPage(nextCursor, body);
   }
 
+  /**
+   * A filtered page is a pure function of its team, list, version, filters, page and page size
+   * (a status or window is a condition on the data, never on the clock): with the version from the
+   * token lookup, a page served recently comes from the page cache, and so does its 304 (the tag
+   * is the version's, the headers need the cached total); otherwise one statement reads it, with
+   * its version, under which it is kept.
+   */
   private async filteredPage(
-    { walks }: ServedList,
+    { spec, walks }: ServedList,
+    team: CallerTeam,
     teamId: string,
     query: Extract<ListQuery, { mode: "page" }>,
     { ifNoneMatch, coding }: ListResponseOptions,
   ): Promise<ListPage> {
-    const { items, total, version } = await walks.filteredPage(teamId, query.filters, pageOffset(query), query.perPage);
-    const pagination = paginationMeta(query, total);
     const variant = createHash("sha256").update(query.carried).digest("base64url").slice(0, 12);
-    const etag = listEntityTag(query, version, coding, variant);
-    const body = ifNoneMatchMatches(ifNoneMatch, etag)
-      ? undefined
-      : PageBody.of({ guides: items, meta: { pagination } });
-    return { mode: "page", pagination, totalItems: total, carried: query.carried, etag, body };
+    const key = (version: string) =>
+      PageCache.key(teamId, spec.list, version, query.page, query.perPage, JSON.stringify(["filtered", query.carried]));
+    const page = (total: number, version: string, body: PageBody): ListPage => {
+      const etag = listEntityTag(query, version, coding, variant);
+      return {
+        mode: "page",
+        pagination: paginationMeta(query, total),
+        totalItems: total,
+        carried: query.carried,
+        etag,
+        body: ifNoneMatchMatches(ifNoneMatch, etag) ? undefined : body,
+      };
+    };
+    const state = team.lists?.[spec.list];
+    if (state !== undefined && state !== null) {
+      const cached = this.cache.get(key(state.version));
+      if (cached !== undefined) return page(cached.totalItems, state.version, cached.body);
+    }
+    const { items, total, version } = await walks.filteredPage(teamId, query.filters, pageOffset(query), query.perPage);
+    const body = PageBody.of({ guides: items, meta: { pagination: paginationMeta(query, total) } });
+    if (version !== "0") this.cache.set(key(version), { body, totalItems: total });
+    return page(total, version, body);
   }
 
   /**

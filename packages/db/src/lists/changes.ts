@@ -22,6 +22,11 @@ export interface ChangePage<Item> {
   changes: Change<Item>[];
   next: ChangePosition;
   /**
+   * The list's version (team_list_stats) in the snapshot `next.base` was taken in, when this
+   * statement took it (a round of one page) and the list has statistics; else undefined.
+   */
+  version?: string;
+  /**
    * More changes wait, in this round or (at the end of a round that an earlier page began) after
    * its snapshot: ask again at once with `next`.
    */
@@ -58,12 +63,23 @@ export class InvalidChangePositionError extends Error {
   }
 }
 
-/** The position "now": the changes committed from here on. Valid on a read replica too. */
-export async function currentChangePosition(db: Queryable): Promise<ChangePosition> {
-  const { rows } = await db.query<{ snapshot: string }>("SELECT pg_current_snapshot()::text AS snapshot", []);
-  const snapshot = rows[0]?.snapshot;
-  if (snapshot === undefined) throw new Error("pg_current_snapshot() returned no row");
-  return { base: snapshot };
+/**
+ * The position "now": the changes committed from here on. Valid on a read replica too. Given a
+ * team's list, `version` is that list's version (team_list_stats) in the same snapshot, when it has
+ * statistics.
+ */
+export async function currentChangePosition(
+  db: Queryable,
+  of?: { list: string; teamId: string },
+): Promise<ChangePosition & { version?: string }> {
+  const { rows } = await db.query<{ snapshot: string; version: string | null }>(
+    `SELECT pg_current_snapshot()::text AS snapshot,
+            (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = $2) AS version`,
+    [of?.teamId ?? null, of?.list ?? null],
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error("pg_current_snapshot() returned no row");
+  return typeof row.version === "string" ? { base: row.snapshot, version: row.version } : { base: row.snapshot };
 }
 
 // xmin:xmax:xip1,xip2,... (pg_snapshot's text form).
@@ -109,7 +125,8 @@ function covers(a: string, b: string): string {
  * visible in s, so the row read is the row as of s).
  * The first row carries the status: 'behind' (this database has not replayed t or s), 'expired'
  * (a TRUNCATE after t, or a sweep that removed tombstones t may not have seen: the sweep keeps only
- * the newest xid it removed, so any transaction running at t that is older than it counts), or 'ok'.
+ * the newest xid it removed, so any transaction running at t that is older than it counts), or 'ok',
+ * and the list's version in the statement's snapshot (which is s when $3 is null).
  */
 export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "list" | "columns">): string {
   const list = spec.list;
@@ -164,7 +181,9 @@ export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "lis
   ) e
    ORDER BY e.k, e.id LIMIT $6
 )
-SELECT w.status, w.s::text AS round, p.k::text AS change_xid, p.id AS change_id, p.present AS change_present, ${spec.columns}
+SELECT w.status, w.s::text AS round,
+       (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = '${list}') AS list_version,
+       p.k::text AS change_xid, p.id AS change_id, p.present AS change_present, ${spec.columns}
   FROM w
   LEFT JOIN (page p LEFT JOIN ${list} t ON t.id = p.id AND p.present LEFT JOIN accounts a ON a.id = t.account_id) ON true
  ORDER BY p.k, p.id`;
@@ -173,6 +192,7 @@ SELECT w.status, w.s::text AS round, p.k::text AS change_xid, p.id AS change_id,
 interface ChangeMeta {
   status: "ok" | "behind" | "expired";
   round: string;
+  list_version: string | null;
   change_xid: string | null;
   change_id: string | null;
   change_present: boolean | null;
@@ -236,6 +256,11 @@ export async function readChanges<Row extends { id: string }, Item>(
           after: { xid: last.change_xid as string, id: last.change_id as string },
         }
       : { base: first.round };
+  // The version is read in this statement's snapshot; it is the new base's only when this
+  // statement took the round's snapshot (no round carried) and the round ends here.
+  if (position.round === undefined && !roundGoesOn && first.list_version !== null) {
+    return { changes, next, hasMore, version: first.list_version };
+  }
   return { changes, next, hasMore };
 }
 

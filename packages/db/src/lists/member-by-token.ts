@@ -4,12 +4,15 @@ import type { ListState, Queryable } from "./team-list";
 /**
  * $1 token digest, $2 now: the token's member, if the token exists, with whether it is valid (not
  * revoked, not expired) and the version and item count of each of its team's lists
- * (team_list_stats, primary key lookups, one join per declared list). The first statement of every
- * list request with an opaque token; the primary key finds the token. The versions let a page be
- * served from memory with no further statement.
+ * (team_list_stats, primary key lookups, one join per declared list), and when the user joined the
+ * team and the database clock (what the changes feed checks a sync token against). The first
+ * statement of every list request with an opaque token; the primary key finds the token. The
+ * versions let a page, and a changes poll that nothing has touched since, be served from memory
+ * with no further statement.
  */
 const MEMBER_BY_TOKEN_HASH_SQL = `SELECT u.id AS user_id, u.team_id, t.client_id,
-       (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)) AS valid, ${TEAM_LISTS.map(
+       (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)) AS valid,
+       extract(epoch FROM u.team_since)::float8 AS team_since, extract(epoch FROM now())::float8 AS db_now, ${TEAM_LISTS.map(
          (_, i) => `s${i}.version::text AS version_${i}, s${i}.item_count::float8 AS total_${i}`,
        ).join(", ")}
   FROM access_tokens t JOIN users u ON u.id = t.user_id
@@ -22,6 +25,8 @@ interface TokenMemberRow {
   team_id: string | null;
   client_id: string;
   valid: boolean;
+  team_since: number;
+  db_now: number;
   [listColumn: `version_${number}` | `total_${number}`]: string | number | null;
 }
 
@@ -33,6 +38,8 @@ export interface TokenMember {
   /** Not revoked and not expired at the `now` it was looked up with. */
   valid: boolean;
   lists: Record<string, ListState | null>;
+  /** When the user joined their team, and the database clock at the lookup (seconds since the epoch). */
+  membership: { teamSince: number; now: number };
 }
 
 /**
@@ -59,5 +66,6 @@ export async function lookUpToken(db: Queryable, tokenHash: string, now: Date): 
     const total = row[`total_${i}`];
     lists[spec.list] = typeof version === "string" && typeof total === "number" ? { version, total } : null;
   });
-  return { user_id: row.user_id, team_id: row.team_id, client_id: row.client_id, valid: row.valid, lists };
+  const membership = { teamSince: row.team_since, now: row.db_now };
+  return { user_id: row.user_id, team_id: row.team_id, client_id: row.client_id, valid: row.valid, lists, membership };
 }

@@ -103,4 +103,9 @@ export interface CallerTeam {
   userId: string;
   teamId: string | null;
   lists?: Readonly<Record<string, ListState | null>>;
+  /**
+   * When the token lookup read them: when the user joined the team and the database clock, in
+   * seconds since the epoch (the changes feed needs no statement of its own for them).
+   */
+  membership?: Readonly<{ teamSince: number; now: number }>;
 }

@@ -1,6 +1,7 @@
 import type { Database } from "@community/db";
 import { EVENTS_LIST } from "@community/db/lists";
 import type { AppConfig } from "../config/config";
+import { MetricsService } from "../metrics/metrics.service";
 import { ListChangesService } from "./list-changes.service";
 import { SignedTokens } from "./signed-tokens";
 
@@ -36,14 +37,14 @@ describe(ListChangesService.name, () => {
 
   it("reads the changes from the replica when it has replayed the token", async () => {
     const { database, asked } = fakeDatabase({ replica: "ok", primary: "ok" });
-    const service = new ListChangesService(database, config, tokens);
+    const service = new ListChangesService(database, config, tokens, new MetricsService());
     await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10 });
     expect(asked).toEqual(["replica"]);
   });
 
   it("asks the primary when the replica has not replayed up to the token, never answering from it", async () => {
     const { database, asked } = fakeDatabase({ replica: "behind", primary: "ok" });
-    const service = new ListChangesService(database, config, tokens);
+    const service = new ListChangesService(database, config, tokens, new MetricsService());
     const body = JSON.parse(
       (await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10 })).json.toString(),
     );

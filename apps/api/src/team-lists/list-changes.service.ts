@@ -10,9 +10,11 @@ import {
 } from "@community/db/lists";
 import type { ChangesEnvelope } from "@community/domain";
 import { Inject, Injectable } from "@nestjs/common";
+import { Counter } from "prom-client";
 import { InvalidQueryException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
+import { MetricsService } from "../metrics/metrics.service";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ChangesQuery } from "./list-query";
 import { PageBody } from "./page-cache";
@@ -46,13 +48,21 @@ interface MembershipRow {
 @Injectable()
 export class ListChangesService {
   private readonly retentionSeconds: number;
+  private readonly polls: Counter<"answer">;
 
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly tokens: SignedTokens,
+    metrics: MetricsService,
   ) {
     this.retentionSeconds = config.sync.retentionSeconds;
+    this.polls = new Counter({
+      name: "list_changes_polls_total",
+      help: "Changes requests with a since token, by answer: unchanged (from the list version, no statement) or read (the change log)",
+      labelNames: ["answer"] as const,
+      registers: [metrics.registry],
+    });
   }
 
   async find(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery): Promise<PageBody> {
@@ -90,8 +100,10 @@ export class ListChangesService {
     }
     if (this.unchanged(claims, team.lists?.[spec.list]?.version, membership.now)) {
       // The same position, version and position time; issued now, as a round that found nothing.
+      this.polls.inc({ answer: "unchanged" });
       return body([], this.tokens.syncToken({ ...claims, issuedAt: membership.now }), false);
     }
+    this.polls.inc({ answer: "read" });
     let read: ChangePage<unknown>;
     try {
       read = await this.read(spec, teamId, claims.position as ChangePosition, query.perPage);

@@ -31,7 +31,10 @@ describe(ZipfSampler.name, () => {
     const random = new Random("zipf");
     const counts = new Array<number>(100).fill(0);
     const draws = 200_000;
-    for (let i = 0; i < draws; i++) counts[sampler.sample(random)]++;
+    for (let i = 0; i < draws; i++) {
+      const rank = sampler.sample(random);
+      counts[rank] = (counts[rank] as number) + 1;
+    }
     // Standard error of the share of rank 0 is about 0.001 at this many draws.
     expect((counts[0] as number) / draws).toBeCloseTo(sampler.probability(0), 2);
     expect((counts[1] as number) / draws).toBeCloseTo(sampler.probability(1), 2);

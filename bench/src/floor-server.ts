@@ -24,8 +24,9 @@ import { changesResponse, parseFilters } from "./peer-queries";
 
 /**
  * The floor: what node:http and pg can serve at all for the same work as the api (the same token
- * lookup SQL, the same list reader and SQL, the same mappers, JSON and headers), with no
- * framework in between. Started by the benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
+ * lookup SQL, the same list reader and SQL, the same mappers, JSON and headers; page mode, cursor
+ * walks, filters and the changes feed), with no framework and no cache in between. Started by the
+ * benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
  * Errors are bare status codes: the floor only has to be right on the benchmark's requests.
  */
 

@@ -83,6 +83,7 @@ export class MixClients {
   constructor(
     private readonly baseUrl: string,
     private readonly shape: MixShape,
+    private readonly compressedShare: number,
   ) {}
 
   private state(user: number): UserState {
@@ -156,7 +157,7 @@ export class MixClients {
    * response is in).
    */
   async drive(seed: string, options: { connections: number; seconds: number }): Promise<MixDriveResult> {
-    const stream = new IntentStream(this.shape, seed);
+    const stream = new IntentStream(this.shape, seed, this.compressedShare);
     const kinds: RequestKind[] = [
       "first page",
       "deeper page",

@@ -130,7 +130,7 @@ export function mixMarkdown(report: MixReport): string {
       `${fmt(data.events)} events, ${fmt(data.guides)} guides; largest team ${fmt(report.workload.largestTeam.events)} events, ` +
       `${fmt(report.workload.teamsUnder50Events)} teams under 50), loaded in ${fmt(data.seconds.total, 1)} s; seed ${settings.seed}; ` +
       `${machine.cpus} CPUs, Node ${machine.node}; ${settings.connections} connections, ${settings.rounds} rounds of ${settings.seconds} s per server ` +
-      `(api, floor, naive in turn), ${settings.warmupSeconds} s warm-up, writer ${settings.writesPerSecond} statements/s; pool ${settings.poolMax} per server; ` +
+      `(api, floor, naive in turn), ${settings.warmupSeconds} s warm-up, writer ${settings.writesPerSecond} statements/s, ${fmt(settings.compressedShare * 100)}% of users ask for gzip/br; pool ${settings.poolMax} per server; ` +
       `load average before: ${machine.loadBefore}, during (1 min, min-max): ${fmt(machine.loadDuring.min, 1)}-${fmt(machine.loadDuring.max, 1)}, after: ${machine.loadAfter}.`,
     "",
     "Median over the rounds (min-max). CPU per response: the server process, and PostgreSQL's backends serving it.",

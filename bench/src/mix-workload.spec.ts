@@ -96,11 +96,13 @@ describe(IntentStream.name, () => {
     const perPage = new Map<number, number>();
     const perTeam = new Map<number, number>();
     const strays: Intent[] = [];
+    let compressed = 0;
     for (let i = 0; i < draws; i++) {
       const intent = stream.next();
       kinds.set(intent.kind, (kinds.get(intent.kind) ?? 0) + 1);
       perPage.set(intent.perPage, (perPage.get(intent.perPage) ?? 0) + 1);
       perTeam.set(intent.team, (perTeam.get(intent.team) ?? 0) + 1);
+      if (intent.compressed) compressed++;
       const first = shape.firstUser[intent.team] as number;
       if (intent.user < first || intent.user >= first + (shape.users[intent.team] as number)) strays.push(intent);
       const items = (intent.list === "events" ? shape.events : shape.guides)[intent.team] as number;
@@ -112,6 +114,7 @@ describe(IntentStream.name, () => {
       }
     }
     expect(strays).toEqual([]);
+    expect(compressed / draws).toBeCloseTo(0.5, 1);
     for (const [kind, share] of REQUEST_SHARES) expect((kinds.get(kind) ?? 0) / draws).toBeCloseTo(share, 1);
     for (const [size, share] of PER_PAGE_SHARES) expect((perPage.get(size) ?? 0) / draws).toBeCloseTo(share, 1);
     // The largest team gets requests in proportion to its size, and each of its users more than a small team's.

@@ -204,6 +204,9 @@ function filterFor(list: ListName, random: Random): string {
   ]);
 }
 
+/** A user number spread evenly over [0, 1) (Fibonacci hashing), to pick a share of users by number. */
+const spread = (user: number) => (Math.imul(user + 1, 0x9e3779b9) >>> 0) / 2 ** 32;
+
 /**
  * The stream of requests: the team by a Zipf law over team ranks (so in proportion to team size),
  * then the user by a Zipf law within the team (a few members make most of the team's requests),
@@ -217,6 +220,8 @@ export class IntentStream {
   constructor(
     private readonly shape: MixShape,
     seed: string,
+    /** Share of users whose client asks for compressed bodies. */
+    private readonly compressedShare = 0.5,
   ) {
     this.random = new Random(seed);
     this.teams = new ZipfSampler(shape.events.length);
@@ -244,7 +249,7 @@ export class IntentStream {
     }
     const filter = kind === "filtered page" ? filterFor(list, random) : "";
     // A client's library either asks for compressed bodies or does not: the same for all its requests.
-    const compressed = user % 2 === 0;
+    const compressed = spread(user) < this.compressedShare;
     return { user, team, kind, list, perPage, page, filter, compressed };
   }
 }

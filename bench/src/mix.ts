@@ -27,6 +27,8 @@ export interface MixSettings {
   poolMax: number;
   writesPerSecond: number;
   settleSeconds: number;
+  /** Share of users whose client sends `Accept-Encoding: gzip, br` on page-mode requests. */
+  compressedShare: number;
 }
 
 function numberSetting(name: string, value: string | undefined, fallback: number, integer: boolean): number {
@@ -58,6 +60,11 @@ export function parseMixArgs(argv: string[]): MixSettings {
     if (value < 1) throw new Error(`${name} must be at least 1`);
     return value;
   };
+  const share = (name: string, fallback: number) => {
+    const value = numberSetting(name, env[name], fallback, false);
+    if (value > 1) throw new Error(`${name} is a share between 0 and 1, got ${value}`);
+    return value;
+  };
   return {
     quick,
     scale,
@@ -69,6 +76,7 @@ export function parseMixArgs(argv: string[]): MixSettings {
     poolMax: positive("DB_POOL_MAX", 10),
     writesPerSecond: numberSetting("BENCH_MIX_WRITES_PER_SECOND", env.BENCH_MIX_WRITES_PER_SECOND, 30, false),
     settleSeconds: numberSetting("BENCH_MIX_SETTLE_SECONDS", env.BENCH_MIX_SETTLE_SECONDS, quick ? 0 : 11, false),
+    compressedShare: share("BENCH_MIX_COMPRESSED_SHARE", 0.5),
   };
 }
 
@@ -111,7 +119,7 @@ export async function runMix(settings: MixSettings): Promise<void> {
     await writerClient.connect();
     const server = (name: ServerName) => servers.get(name) as RunningServer;
     const clients = Object.fromEntries(
-      SERVER_NAMES.map((name) => [name, new MixClients(server(name).baseUrl, shape)]),
+      SERVER_NAMES.map((name) => [name, new MixClients(server(name).baseUrl, shape, settings.compressedShare)]),
     ) as Record<ServerName, MixClients>;
     const writer = new MixWriter(writerClient, shape, settings.writesPerSecond);
 

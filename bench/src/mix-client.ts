@@ -23,6 +23,9 @@ export interface KindCounts {
   notModified: number;
   /** Neither 2xx nor 304. */
   failed: number;
+  /** Latency of this kind's responses (ms, timed from when the request was built, just before it is written). */
+  p50Ms: number;
+  p99Ms: number;
 }
 
 export interface MixDriveResult {
@@ -48,6 +51,13 @@ interface Sent {
   kind: RequestKind;
   path: string;
   pageMode: boolean;
+  /** performance.now() when the request was built. */
+  at?: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
 /** The value of `"key":"..."` nearest the end of a JSON body (meta comes last), or null for `"key":null`. */
@@ -167,8 +177,9 @@ export class MixClients {
       "changes poll",
     ];
     const byKind = Object.fromEntries(
-      kinds.map((k) => [k, { requests: 0, ok: 0, notModified: 0, failed: 0 }]),
+      kinds.map((k) => [k, { requests: 0, ok: 0, notModified: 0, failed: 0, p50Ms: 0, p99Ms: 0 }]),
     ) as Record<RequestKind, KindCounts>;
+    const latencies = Object.fromEntries(kinds.map((k) => [k, [] as number[]])) as Record<RequestKind, number[]>;
     const otherStatuses: Record<string, number> = {};
     const result = await autocannon({
       url: this.baseUrl,
@@ -179,7 +190,7 @@ export class MixClients {
           method: "GET",
           // autocannon builds each connection's next request when its previous response is in.
           setupRequest: (request, context) => {
-            const sent = this.request(stream.next());
+            const sent = { ...this.request(stream.next()), at: performance.now() };
             (context as { sent?: Sent }).sent = sent;
             request.path = sent.path;
             request.headers = sent.headers;
@@ -189,6 +200,7 @@ export class MixClients {
             const sent = (context as { sent?: Sent }).sent;
             if (sent === undefined) return;
             const counts = byKind[sent.kind];
+            if (sent.at !== undefined) latencies[sent.kind].push(performance.now() - sent.at);
             counts.requests++;
             if (status >= 200 && status < 300) counts.ok++;
             else if (status === 304) counts.notModified++;
@@ -199,6 +211,11 @@ export class MixClients {
         },
       ],
     });
+    for (const kind of kinds) {
+      const sorted = Float64Array.from(latencies[kind]).sort();
+      byKind[kind].p50Ms = percentile(sorted, 50);
+      byKind[kind].p99Ms = percentile(sorted, 99);
+    }
     const ok = Object.values(byKind).reduce((sum, k) => sum + k.ok, 0);
     const notModified = Object.values(byKind).reduce((sum, k) => sum + k.notModified, 0);
     const failedResponses = Object.values(byKind).reduce((sum, k) => sum + k.failed, 0);

@@ -2,6 +2,7 @@ import { barChartSvg } from "./chart";
 import type { MixSettings } from "./mix";
 import type { MixDriveResult } from "./mix-client";
 import type { MixLoadReport } from "./mix-load";
+import type { RequestKind } from "./mix-workload";
 import type { WriterReport } from "./mix-writer";
 import { type Spread, spreadOf } from "./report";
 import { SERVER_NAMES, type ServerName } from "./servers";
@@ -154,6 +155,24 @@ export function mixMarkdown(report: MixReport): string {
   row("peak RSS MB (VmHWM)", (s) => fmt(s.peakRssMb));
   row("responses (all rounds)", (s) => fmt(s.responses));
   row("failed (neither 2xx nor 304)", (s) => fmt(s.failed));
+  lines.push(
+    "",
+    "By kind of request (requests of the kind, all rounds; p50 / p99 ms, median over the rounds; a revalidation",
+    "with nothing to revalidate goes out as a first page):",
+    "",
+    "| kind | share of requests | p50 / p99 ms api | floor | naive |",
+    "|---|---:|---:|---:|---:|",
+  );
+  for (const kind of Object.keys(report.servers.api.rounds[0]?.byKind ?? {}) as RequestKind[]) {
+    const requests = report.servers.api.rounds.reduce((sum, r) => sum + r.byKind[kind].requests, 0);
+    const cell = (name: ServerName) => {
+      const rounds = report.servers[name].rounds;
+      return `${fmt(spreadOf(rounds.map((r) => r.byKind[kind].p50Ms)).median)} / ${fmt(spreadOf(rounds.map((r) => r.byKind[kind].p99Ms)).median)}`;
+    };
+    lines.push(
+      `| ${kind} | ${fmt((100 * requests) / Math.max(1, report.servers.api.responses))}% | ${cell("api")} | ${cell("floor")} | ${cell("naive")} |`,
+    );
+  }
   const { ratios } = report;
   lines.push(
     "",

@@ -110,7 +110,7 @@ const range = (s: Spread | null, digits = 0, scale = 1) =>
 export function mixSummaryLine(report: MixReport): string {
   const { api, floor, naive } = report.servers;
   const { ratios } = report;
-  const x = (s: Spread) => `${range(s, 2)}x`;
+  const x = (s: Spread) => `${fmt(s.median, 2)}x (${fmt(s.min, 2)}-${fmt(s.max, 2)})`;
   return (
     `mix: api/floor ${x(ratios.throughput)} req/s (api ${fmt(api.requestsPerSecond.median)}, floor ${fmt(floor.requestsPerSecond.median)}, naive ${fmt(naive.requestsPerSecond.median)}); ` +
     `pg-cpu api/floor ${x(ratios.postgresCpuPerRequest)} per request (${fmt(api.postgresCpuMsPerRequest.median, 2)} / ${fmt(floor.postgresCpuMsPerRequest.median, 2)} ms); ` +

@@ -40,6 +40,7 @@ export class MixWriter {
     const random = new Random(seed);
     const inserted: Array<{ list: ListName; id: string }> = [];
     const report: WriterReport = { statements: 0, updates: 0, inserts: 0, deletes: 0, rate: 0 };
+    if (!(this.perSecond > 0)) return async () => report;
     let stopped = false;
     const began = performance.now();
     const loop = (async () => {

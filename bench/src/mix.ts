@@ -15,6 +15,11 @@ import { spreadOf } from "./report";
 import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
 
 const METRICS_TOKEN = "bench-mix-metrics-token-0123456789";
+/**
+ * A PostgreSQL 15 backend reports the statistics of its last second of work 10 s after it goes
+ * idle (PGSTAT_IDLE_INTERVAL): a pause this long after a window makes the window's counts exact.
+ */
+const STATISTICS_SETTLE_SECONDS = 11;
 
 export interface MixSettings {
   quick: boolean;
@@ -75,7 +80,12 @@ export function parseMixArgs(argv: string[]): MixSettings {
     connections: positive("BENCH_CONNECTIONS", 10),
     poolMax: positive("DB_POOL_MAX", 10),
     writesPerSecond: numberSetting("BENCH_MIX_WRITES_PER_SECOND", env.BENCH_MIX_WRITES_PER_SECOND, 30, false),
-    settleSeconds: numberSetting("BENCH_MIX_SETTLE_SECONDS", env.BENCH_MIX_SETTLE_SECONDS, quick ? 0 : 11, false),
+    settleSeconds: numberSetting(
+      "BENCH_MIX_SETTLE_SECONDS",
+      env.BENCH_MIX_SETTLE_SECONDS,
+      quick ? 0 : STATISTICS_SETTLE_SECONDS,
+      false,
+    ),
     compressedShare: share("BENCH_MIX_COMPRESSED_SHARE", 0.5),
   };
 }
@@ -178,7 +188,8 @@ export async function runMix(settings: MixSettings): Promise<void> {
       await sleep(settings.settleSeconds * 1000);
       const countersAfter = await databaseCounters(monitor);
       const perRequest = (value: number) => (drive.responses > 0 ? value / drive.responses : 0);
-      const settled = settings.settleSeconds >= 10.5;
+      // Counts of PostgreSQL's statistics only when the pause let every backend report its window.
+      const settled = settings.settleSeconds >= STATISTICS_SETTLE_SECONDS;
       const result: MixRound = {
         ...drive,
         round,

@@ -7,14 +7,15 @@ const ENTRY_OVERHEAD_BYTES = 256;
 /** Deep pages seen once, remembered per generation; two generations make the doorkeeper's window. */
 export const DOORKEEPER_GENERATION = 16_384;
 
-/** FNV-1a, 32 bits: the doorkeeper keeps numbers, not keys (a collision only admits a page early). */
+/** FNV-1a, cut to 30 bits: the doorkeeper keeps numbers, not keys (a collision only admits a page early). */
 function fingerprint(key: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     hash ^= key.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
   }
-  return hash >>> 0;
+  // 30 bits: a small integer to V8, kept in the set without a heap number each.
+  return hash & 0x3fffffff;
 }
 
 /**

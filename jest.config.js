@@ -57,6 +57,7 @@ module.exports = {
     "apps/api",
     "apps/cli",
     "ops/scale-check",
+    "bench",
     "test",
   ].map(project),
   testTimeout: 60_000,

@@ -31,13 +31,18 @@ export interface CpuWindow {
  * than the other servers' turns) and open new ones during it: backends that appear by the end of
  * the window count with all their CPU, since they were born inside it.
  */
-export async function startCpuWindow(serverPid: number, monitor: Pool): Promise<() => Promise<CpuWindow>> {
+export async function startCpuWindow(
+  serverPid: number,
+  monitor: Pool,
+  options: { excludeApplications?: string[] } = {},
+): Promise<() => Promise<CpuWindow>> {
+  // Excluding applications (a writer beside the load) also leaves out autovacuum: client backends only.
+  const exclude = options.excludeApplications ?? [];
+  const sql =
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()" +
+    (exclude.length === 0 ? "" : " AND backend_type = 'client backend' AND NOT (application_name = ANY($1::text[]))");
   const backends = async () =>
-    (
-      await monitor.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-      )
-    ).rows.map((row) => row.pid);
+    (await monitor.query<{ pid: number }>(sql, exclude.length === 0 ? [] : [exclude])).rows.map((row) => row.pid);
   const before = new Map((await backends()).map((pid) => [pid, processCpuMs(pid)]));
   const server = processCpuMs(serverPid);
   return async () => {

@@ -18,5 +18,8 @@ describe("PageCache.key", () => {
     expect(new Set(keys).size).toBe(keys.length);
     // Variants hold no colon once in the key: the page and page size stay the last two fields.
     expect(PageCache.key("a", "events", "5", 1, 10, "x:1:10").split(":").slice(-2)).toEqual(["1", "10"]);
+    // A walk's first page and a filtered first page count as first pages for admission; later cursor pages not.
+    expect(PageCache.isFirstPage(PageCache.key("a", "events", "5", 1, 10, "x:1:10"))).toBe(true);
+    expect(PageCache.isFirstPage(PageCache.key("a", "events", "5", 0, 10, "x:1:10"))).toBe(false);
   });
 });

@@ -75,12 +75,22 @@ export class TeamListWalker<Row extends { id: string }, Item> {
     const values: unknown[] = [teamId, limit + 1];
     const { conditions, values: filterValues } = filterSql(this.spec, filters, 3);
     values.push(...filterValues);
+    const matching = this.matching(conditions);
+    let selected = `${matching} ORDER BY ${key} DESC, t.id LIMIT $2`;
     if (after !== undefined) {
       const k = values.push(after.key);
       const i = values.push(after.id);
-      conditions.push(`${key} <= $${k}::timestamptz AND (${key} < $${k}::timestamptz OR t.id > $${i})`);
+      // After the cursor: the rest of its key's ties, by id, then the keys below it; each part is
+      // a seek in the list's index and reads at most a page. One condition for both
+      // (key <= k AND (key < k OR id > i)) would read every tie before the cursor first, and a
+      // list can have many (every draft guide has the key infinity).
+      selected = `SELECT id, sort_key FROM (
+    (${matching} AND ${key} = $${k}::timestamptz AND t.id > $${i} ORDER BY t.id LIMIT $2)
+    UNION ALL
+    (${matching} AND ${key} < $${k}::timestamptz ORDER BY ${key} DESC, t.id LIMIT $2)
+  ) after_cursor ORDER BY sort_key DESC, id LIMIT $2`;
     }
-    const sql = this.statement(conditions, "LIMIT $2", "NULL");
+    const sql = this.statement(selected, "NULL");
     const { rows } = await this.db.query<WalkRow<Row>>(sql, values);
     const page: KeysetPage<Item> = { items: [], next: undefined, version: rows[0]?.list_version ?? "0" };
     let last: KeysetPosition | undefined;
@@ -105,23 +115,37 @@ export class TeamListWalker<Row extends { id: string }, Item> {
       const words = values.push(filters.status) + 3;
       total = `(SELECT COALESCE(sum(item_count), 0) FROM team_list_status_counts WHERE team_id = $1 AND list = '${this.spec.list}' AND status = ANY($${words}::text[]))`;
     } else {
-      total = `(SELECT count(*) FROM ${this.spec.list} t WHERE ${["t.team_id = $1", ...conditions].join(" AND ")})`;
+      total = `(SELECT count(*) FROM ${this.spec.list} t WHERE ${this.where(conditions)})`;
     }
-    const sql = this.statement(conditions, "LIMIT $2 OFFSET $3", total);
+    const sql = this.statement(
+      `${this.matching(conditions)} ORDER BY ${this.spec.sortKey} DESC, t.id LIMIT $2 OFFSET $3`,
+      total,
+    );
     const { rows } = await this.db.query<WalkRow<Row>>(sql, [teamId, limit, offset, ...values]);
     const items: Item[] = [];
     for (const row of rows) if (row.id !== null) items.push(this.spec.toItem(row as Row));
     return { items, total: rows[0]?.list_total ?? 0, version: rows[0]?.list_version ?? "0" };
   }
 
-  /** The page statement; `total` is the SQL of the list_total column ("NULL" for none). */
-  private statement(conditions: string[], limit: string, total: string): string {
-    const { list, sortKey: key, columns } = this.spec;
-    const where = ["t.team_id = $1", ...conditions].join(" AND ");
+  private where(conditions: string[]): string {
+    return ["t.team_id = $1", ...conditions].join(" AND ");
+  }
+
+  /** The ids and sort keys of the team's items that meet `conditions`, over the alias `t`. */
+  private matching(conditions: string[]): string {
+    return `SELECT t.id, ${this.spec.sortKey} AS sort_key FROM ${this.spec.list} t WHERE ${this.where(conditions)}`;
+  }
+
+  /**
+   * The statement: `page` selects the page's ids and sort keys in list order, `total` is the SQL
+   * of the list_total column ("NULL" for none).
+   */
+  private statement(page: string, total: string): string {
+    const { list, columns } = this.spec;
     return `WITH stats AS (
   SELECT version FROM team_list_stats WHERE team_id = $1 AND list = '${list}'
 ), page AS (
-  SELECT t.id, ${key} AS sort_key FROM ${list} t WHERE ${where} ORDER BY ${key} DESC, t.id ${limit}
+  ${page}
 )
 SELECT COALESCE((SELECT version FROM stats), 0)::text AS list_version,
        ${total}::float8 AS list_total,

@@ -97,12 +97,12 @@ describe(`${TeamListWalker.name} plans`, () => {
     return position;
   }
 
-  it.each([
+  it.each<[string, AnyTeamList, ListFilters, string]>([
     ["events", EVENTS_LIST, {}, "events_team_list_idx"],
     ["canceled events", EVENTS_LIST, { status: ["canceled"] }, "events_team_status_idx"],
     ["guides", GUIDES_LIST, {}, "guides_team_list_key_idx"],
     ["draft guides", GUIDES_LIST, { status: ["draft"] }, "guides_team_list_key_idx"],
-  ] as const)(
+  ])(
     "seeks to the cursor of %s and reads about one page of index entries, at the start, among ties and deep",
     async (_, spec, filters, index) => {
       const matching = filters.status === undefined ? SIZE : await positionCount(spec, filters);

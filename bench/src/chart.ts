@@ -84,6 +84,7 @@ export function barChartSvg(
   axisLabel: string,
   series: Array<{ label: string; color: string }>,
   groups: BarGroup[],
+  options: { clampAt?: number } = {},
 ): string {
   const barHeight = 9;
   const groupGap = 10;
@@ -92,10 +93,12 @@ export function barChartSvg(
   const plotWidth = 440;
   const width = margin.left + plotWidth + margin.right;
   const height = margin.top + groups.length * groupHeight + margin.bottom;
-  const maxValue = Math.max(1, ...groups.flatMap((g) => g.bars.map((b) => b.max)));
+  const clampAt = options.clampAt ?? Number.POSITIVE_INFINITY;
+  const maxValue = Math.min(clampAt, Math.max(1, ...groups.flatMap((g) => g.bars.map((b) => b.max))));
   const step = niceStep(maxValue / 5);
   const top = Math.ceil(maxValue / step) * step;
-  const x = (value: number) => margin.left + (value / top) * plotWidth;
+  // Values past `clampAt` are drawn at the edge, and the bar says its value.
+  const x = (value: number) => margin.left + (Math.min(value, top) / top) * plotWidth;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
@@ -130,6 +133,11 @@ export function barChartSvg(
         `<rect x="${margin.left}" y="${y}" width="${Math.max(0, x(bar.median) - margin.left).toFixed(1)}" height="${barHeight - 1}" fill="${color}"/>`,
         `<line x1="${x(bar.min).toFixed(1)}" x2="${x(bar.max).toFixed(1)}" y1="${y + barHeight / 2}" y2="${y + barHeight / 2}" stroke="#333"/>`,
       );
+      if (bar.median > top) {
+        parts.push(
+          `<text x="${x(top) + 4}" y="${y + barHeight - 1}" font-size="9">${round(Number(bar.median.toPrecision(3)))}</text>`,
+        );
+      }
     });
   });
   parts.push("</svg>");

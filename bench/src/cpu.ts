@@ -35,13 +35,20 @@ const QUIET_TIMEOUT_MS = 120_000;
  * (the naive peer's deep OFFSET pages take seconds), and that work would otherwise fall into the
  * next server's window, its PostgreSQL CPU and its throughput. Returns the ms waited.
  */
-export async function waitForQuietDatabase(monitor: Pool): Promise<number> {
+export async function waitForQuietDatabase(monitor: Pool, excludeApplications: string[] = []): Promise<number> {
   const started = performance.now();
+  const sql =
+    "SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = current_database() " +
+    "AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'" +
+    // As the window counts them: a writer that runs beside the load (and autovacuum) is left out.
+    (excludeApplications.length === 0
+      ? ""
+      : " AND backend_type = 'client backend' AND NOT (application_name = ANY($1::text[]))");
   let quiet = 0;
   while (quiet < QUIET_POLLS && performance.now() - started < QUIET_TIMEOUT_MS) {
     const { rows } = await monitor.query<{ busy: number }>(
-      "SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = current_database() " +
-        "AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'",
+      sql,
+      excludeApplications.length === 0 ? [] : [excludeApplications],
     );
     quiet = rows[0]?.busy === 0 ? quiet + 1 : 0;
     if (quiet < QUIET_POLLS) await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
@@ -58,14 +65,19 @@ export async function waitForQuietDatabase(monitor: Pool): Promise<number> {
  * than the other servers' turns) and open new ones during it: backends that appear by the end of
  * the window count with all their CPU, since they were born inside it.
  */
-export async function startCpuWindow(serverPid: number, monitor: Pool): Promise<() => Promise<CpuWindow>> {
-  await waitForQuietDatabase(monitor);
+export async function startCpuWindow(
+  serverPid: number,
+  monitor: Pool,
+  options: { excludeApplications?: string[] } = {},
+): Promise<() => Promise<CpuWindow>> {
+  // Excluding applications (a writer beside the load) also leaves out autovacuum: client backends only.
+  const exclude = options.excludeApplications ?? [];
+  await waitForQuietDatabase(monitor, exclude);
+  const sql =
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()" +
+    (exclude.length === 0 ? "" : " AND backend_type = 'client backend' AND NOT (application_name = ANY($1::text[]))");
   const backends = async () =>
-    (
-      await monitor.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-      )
-    ).rows.map((row) => row.pid);
+    (await monitor.query<{ pid: number }>(sql, exclude.length === 0 ? [] : [exclude])).rows.map((row) => row.pid);
   const before = new Map((await backends()).map((pid) => [pid, processCpuMs(pid)]));
   const server = processCpuMs(serverPid);
   return async () => {

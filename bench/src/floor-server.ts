@@ -20,11 +20,13 @@ import {
   paginationMeta,
 } from "@community/domain";
 import { Pool } from "pg";
+import { changesResponse, parseFilters } from "./peer-queries";
 
 /**
  * The floor: what node:http and pg can serve at all for the same work as the api (the same token
- * lookup SQL, the same list reader and SQL, the same mappers, JSON and headers), with no
- * framework in between. Started by the benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
+ * lookup SQL, the same list reader and SQL, the same mappers, JSON and headers; page mode, cursor
+ * walks, filters and the changes feed), with no framework and no cache in between. Started by the
+ * benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
  * Errors are bare status codes: the floor only has to be right on the benchmark's requests.
  */
 
@@ -37,10 +39,15 @@ const LISTS = new Map<string, TeamListPages<object>>([
   ["/v1/me/community/team/events", new TeamListReader(pool, EVENTS_LIST)],
   ["/v1/me/community/team/guides", new TeamListReader(pool, GUIDES_LIST)],
 ]);
-/** Cursor walks and status filters (contract 9.1, 9.2) with the api's statements; cursors unsigned. */
+/** Cursor walks and filters (contract 9.1, 9.2) with the api's statements; cursors unsigned. */
 const WALKERS = new Map<string, TeamListWalker<{ id: string }, object>>([
   ["/v1/me/community/team/events", new TeamListWalker(pool, EVENTS_LIST as AnyTeamList)],
   ["/v1/me/community/team/guides", new TeamListWalker(pool, GUIDES_LIST as AnyTeamList)],
+]);
+/** The changes feeds (contract 9.3) with the api's statements; sync tokens unsigned. */
+const CHANGES = new Map<string, AnyTeamList>([
+  ["/v1/me/community/team/events/changes", EVENTS_LIST as AnyTeamList],
+  ["/v1/me/community/team/guides/changes", GUIDES_LIST as AnyTeamList],
 ]);
 
 function fail(response: ServerResponse, status: number): void {
@@ -57,7 +64,8 @@ function pageParam(value: string | null, fallback: number, max: number): number 
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://floor");
   const reader = LISTS.get(url.pathname);
-  if (reader === undefined) return fail(response, 404);
+  const changes = CHANGES.get(url.pathname);
+  if (reader === undefined && changes === undefined) return fail(response, 404);
   const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
   if (match === null) return fail(response, 401);
   const tokenHash = createHash("sha256")
@@ -70,21 +78,42 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   const page = pageParam(url.searchParams.get("page"), 1, 2_147_483_647);
   const perPage = pageParam(url.searchParams.get("per_page"), 100, 100);
   if (page === undefined || perPage === undefined) return fail(response, 400);
+  if (changes !== undefined) {
+    const { status, body } = await changesResponse(
+      pool,
+      changes,
+      { user_id: member.user_id, team_id: teamId },
+      url.searchParams.get("since"),
+      perPage,
+    );
+    response
+      .writeHead(status, {
+        "cache-control": "private, no-cache",
+        vary: "Authorization",
+        "content-type": "application/json; charset=utf-8",
+      })
+      .end(body);
+    return;
+  }
+  if (reader === undefined) return fail(response, 404);
 
   const walker = WALKERS.get(url.pathname);
   const cursor = url.searchParams.get("cursor");
-  const status = url.searchParams.get("status");
+  const spec = url.pathname.endsWith("/events") ? EVENTS_LIST : GUIDES_LIST;
+  const filtered = parseFilters(spec as AnyTeamList, (name) => url.searchParams.get(name));
   if (walker !== undefined && cursor !== null) {
     const after =
       cursor === "" ? undefined : (JSON.parse(Buffer.from(cursor, "base64url").toString()) as KeysetPosition);
-    const filters = status === null ? {} : { status: status.split(",") };
-    const result = await walker.keysetPage(teamId, filters, after, perPage);
+    const result = await walker.keysetPage(teamId, filtered?.filters ?? {}, after, perPage);
     const next = result.next === undefined ? null : Buffer.from(JSON.stringify(result.next)).toString("base64url");
     const body = JSON.stringify({
       guides: result.items,
       meta: { pagination: { per_page: perPage, next_cursor: next } },
     });
-    const link = next === null ? {} : { link: `<${url.pathname}?cursor=${next}&per_page=${perPage}>; rel="next"` };
+    const link =
+      next === null
+        ? {}
+        : { link: `<${url.pathname}?cursor=${next}&per_page=${perPage}${filtered?.suffix ?? ""}>; rel="next"` };
     response
       .writeHead(200, {
         ...link,
@@ -96,20 +125,23 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     return;
   }
   const pageRequest = { page, perPage };
-  if (walker !== undefined && status !== null) {
-    const result = await walker.filteredPage(teamId, { status: status.split(",") }, pageOffset(pageRequest), perPage);
+  if (walker !== undefined && filtered !== undefined) {
+    const result = await walker.filteredPage(teamId, filtered.filters, pageOffset(pageRequest), perPage);
     const pagination = paginationMeta(pageRequest, result.total);
+    const variant = createHash("sha256").update(filtered.suffix).digest("base64url").slice(0, 12);
+    const headers = {
+      link: buildLinkHeader(url.pathname, pagination, filtered.suffix),
+      "x-total-count": String(result.total),
+      etag: listEntityTag(pageRequest, result.version, "identity", variant),
+      "cache-control": "private, no-cache",
+      vary: "Authorization",
+    };
+    if (ifNoneMatchMatches(request.headers["if-none-match"], headers.etag)) {
+      response.writeHead(304, headers).end();
+      return;
+    }
     const body = JSON.stringify({ guides: result.items, meta: { pagination } });
-    response
-      .writeHead(200, {
-        link: buildLinkHeader(url.pathname, pagination, `&status=${encodeURIComponent(status)}`),
-        "x-total-count": String(result.total),
-        etag: listEntityTag(pageRequest, result.version, "identity", "floor"),
-        "cache-control": "private, no-cache",
-        vary: "Authorization",
-        "content-type": "application/json; charset=utf-8",
-      })
-      .end(body);
+    response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
     return;
   }
   const ifNoneMatch = request.headers["if-none-match"];

@@ -3,13 +3,14 @@ import { type AnyTeamList, EVENTS_LIST, filterSql, findTokenMember, GUIDES_LIST 
 import { buildLinkHeader, pageOffset, paginationMeta } from "@community/domain";
 import Fastify from "fastify";
 import { Pool } from "pg";
+import { changesResponse, parseFilters } from "./peer-queries";
 
 /**
  * The naive peer: what a typical implementation of the same endpoints does, on a lean framework
  * (Fastify). Per request: the same token check, then `count(*)` over the team's items and an
  * `ORDER BY ... LIMIT ... OFFSET` page, the same JSON and Link header. No per-team counter, no
- * page boundaries, no version tag (so no 304: a revalidation gets the full 200). Started by the
- * benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
+ * page boundaries, no version tag (so no 304: a revalidation gets the full 200), and cursors that
+ * are offsets. Started by the benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
  */
 
 const pool = new Pool({
@@ -26,49 +27,77 @@ const pageParam = (value: unknown, fallback: number, max: number): number | unde
   return number >= 1 && number <= max ? number : undefined;
 };
 
-for (const spec of [EVENTS_LIST, GUIDES_LIST] as const) {
+/** The caller's member row, or the status to answer with. */
+async function member(authorization: string | undefined) {
+  const match = /^bearer\s+(\S+)$/i.exec(authorization ?? "");
+  if (match === null) return 401;
+  const tokenHash = createHash("sha256")
+    .update(match[1] as string)
+    .digest("hex");
+  const found = await findTokenMember(pool, tokenHash, new Date());
+  if (found === undefined) return 401;
+  if (found.team_id === null) return 404;
+  return { user_id: found.user_id, team_id: found.team_id };
+}
+
+for (const spec of [EVENTS_LIST, GUIDES_LIST] as AnyTeamList[]) {
   const path = `/v1/me/community/team/${spec.list}`;
-  const countSql = `SELECT count(*)::int AS total FROM ${spec.list} WHERE team_id = $1`;
-  const pageSql = `SELECT ${spec.columns} FROM ${spec.list} t JOIN accounts a ON a.id = t.account_id
-    WHERE t.team_id = $1 ORDER BY ${spec.sortKey} DESC, t.id LIMIT $2 OFFSET $3`;
+  const pageSql = (filter: string) => `SELECT ${spec.columns} FROM ${spec.list} t JOIN accounts a ON a.id = t.account_id
+    WHERE t.team_id = $1${filter} ORDER BY ${spec.sortKey} DESC, t.id LIMIT $2 OFFSET $3`;
   app.get(path, async (request, reply) => {
-    const match = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
-    if (match === null) return reply.code(401).send({ status: 401 });
-    const tokenHash = createHash("sha256")
-      .update(match[1] as string)
-      .digest("hex");
-    const member = await findTokenMember(pool, tokenHash, new Date());
-    if (member === undefined) return reply.code(401).send({ status: 401 });
-    if (member.team_id === null) return reply.code(404).send({ status: 404 });
+    const caller = await member(request.headers.authorization);
+    if (typeof caller === "number") return reply.code(caller).send({ status: caller });
     const query = request.query as Record<string, unknown>;
+    const param = (name: string) => (typeof query[name] === "string" ? (query[name] as string) : null);
     const page = pageParam(query.page, 1, 2_147_483_647);
     const perPage = pageParam(query.per_page, 100, 100);
     if (page === undefined || perPage === undefined) return reply.code(400).send({ status: 400 });
-    const pageRequest = { page, perPage };
-    // A status filter, as a typical implementation writes it: the same WHERE in both statements.
-    const status = typeof query.status === "string" ? query.status.split(",") : undefined;
-    const filter = status === undefined ? "" : filterSql(spec as AnyTeamList, { status }, 4).conditions.join(" AND ");
+    // Filters as a typical implementation writes them: the same WHERE in both statements.
+    const filtered = parseFilters(spec, param);
+    const where = (first: number) => {
+      if (filtered === undefined) return { sql: "", values: [] as unknown[] };
+      const { conditions, values } = filterSql(spec, filtered.filters, first);
+      return { sql: ` AND ${conditions.join(" AND ")}`, values };
+    };
+    // A cursor, as a typical implementation makes one: the offset of the next page, encoded.
+    const cursor = param("cursor");
+    const offset = cursor === null ? pageOffset({ page, perPage }) : cursor === "" ? 0 : Number(atob(cursor));
+    if (!Number.isSafeInteger(offset) || offset < 0) return reply.code(400).send({ status: 400 });
+    const counted = where(2);
+    const paged = where(4);
     const [count, rows] = await Promise.all([
       pool.query<{ total: number }>(
-        filter === ""
-          ? countSql
-          : `SELECT count(*)::int AS total FROM ${spec.list} t WHERE t.team_id = $1 AND ${filter}`,
-        [member.team_id],
+        `SELECT count(*)::int AS total FROM ${spec.list} t WHERE t.team_id = $1${counted.sql}`,
+        [caller.team_id, ...counted.values],
       ),
-      pool.query(
-        filter === "" ? pageSql : pageSql.replace("WHERE t.team_id = $1", `WHERE t.team_id = $1 AND ${filter}`),
-        [member.team_id, perPage, pageOffset(pageRequest)],
-      ),
+      pool.query(pageSql(paged.sql), [caller.team_id, perPage, offset, ...paged.values]),
     ]);
     const total = count.rows[0]?.total ?? 0;
+    const items = rows.rows.map((row) => spec.toItem(row));
+    if (cursor !== null) {
+      const next = offset + perPage < total ? btoa(String(offset + perPage)) : null;
+      return reply
+        .header("cache-control", "private, no-cache")
+        .send({ guides: items, meta: { pagination: { per_page: perPage, next_cursor: next } } });
+    }
+    const pageRequest = { page, perPage };
     const pagination = paginationMeta(pageRequest, total);
-    // biome-ignore lint/suspicious/noExplicitAny: the row type belongs to the spec of the route's list
-    const items = rows.rows.map((row) => spec.toItem(row as any));
     return reply
-      .header("link", buildLinkHeader(path, pagination))
+      .header("link", buildLinkHeader(path, pagination, filtered?.suffix ?? ""))
       .header("x-total-count", String(total))
       .header("cache-control", "private, no-cache")
       .send({ guides: items, meta: { pagination } });
+  });
+  // The changes feed needs the change log: the naive peer runs the api's statements there.
+  app.get(`${path}/changes`, async (request, reply) => {
+    const caller = await member(request.headers.authorization);
+    if (typeof caller === "number") return reply.code(caller).send({ status: caller });
+    const query = request.query as Record<string, unknown>;
+    const perPage = pageParam(query.per_page, 100, 100);
+    if (perPage === undefined) return reply.code(400).send({ status: 400 });
+    const since = typeof query.since === "string" ? query.since : null;
+    const { status, body } = await changesResponse(pool, spec, caller, since, perPage);
+    return reply.code(status).header("cache-control", "private, no-cache").type("application/json").send(body);
   });
 }
 

@@ -7,6 +7,7 @@ import { barChartSvg, lineChartSvg } from "./chart";
 import { startCpuWindow } from "./cpu";
 import { type CaseResult, drive, warmUp } from "./drive";
 import { BENCH_TOKEN, loadBenchData } from "./load";
+import { parseMixArgs, runMix } from "./mix";
 import { summarizeProfile } from "./profile-summary";
 import type { BenchReport, CaseReport, SizeReport } from "./report";
 import { markdownTable, spreadOf, summarize } from "./report";
@@ -37,7 +38,7 @@ function parseArgs(argv: string[]) {
   const unknown = argv.filter((a) => a !== "--quick" && a !== "--cpu-prof" && !a.startsWith("--sizes="));
   const rounds = positiveEnv("BENCH_ROUNDS", quick ? 2 : 3);
   if (unknown.length > 0)
-    throw new Error(`unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000)`);
+    throw new Error(`unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000, --mix)`);
   return {
     quick,
     sizes,
@@ -309,7 +310,9 @@ function throughputChart(report: BenchReport): string {
 }
 
 async function main(): Promise<void> {
-  const settings = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes("--mix")) return runMix(parseMixArgs(argv));
+  const settings = parseArgs(argv);
   const startedAt = new Date().toISOString();
   const loadBefore = load();
   // Quick runs (CI) go to an ignored folder, so they never overwrite the committed full results.

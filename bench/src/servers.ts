@@ -77,7 +77,7 @@ async function waitUntilServing(baseUrl: string, child: ChildProcess, output: ()
  */
 export async function startServer(
   name: ServerName,
-  options: { databaseUrl: string; poolMax: number; nodeArgs?: string[] },
+  options: { databaseUrl: string; poolMax: number; nodeArgs?: string[]; env?: Record<string, string> },
 ): Promise<RunningServer> {
   const port = await freePort();
   const script = path.join(REPO_ROOT, SCRIPTS[name]);
@@ -96,6 +96,7 @@ export async function startServer(
       RATE_LIMIT_MAX: "10000000",
       LOG_LEVEL: "info",
       ...process.env,
+      ...options.env,
       NODE_ENV: "production",
       CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef",
       DATABASE_URL: options.databaseUrl,

@@ -1,5 +1,5 @@
 import type { Database } from "@community/db";
-import { type DynamicModule, Module } from "@nestjs/common";
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
 import { AuthModule } from "./auth/auth.module";
@@ -16,11 +16,12 @@ import { MetricsModule } from "./metrics/metrics.module";
 import { OAuthModule } from "./oauth/oauth.module";
 import { DocsModule } from "./openapi/docs.module";
 import { RateLimitModule } from "./rate-limit/rate-limit.module";
+import { RequestPassMiddleware } from "./request-pass.middleware";
 import { SecurityModule } from "./security/security.module";
 import { TeamListsModule } from "./team-lists/team-lists.module";
 
 @Module({})
-export class AppModule {
+export class AppModule implements NestModule {
   static register(
     config: AppConfig,
     database: Database,
@@ -28,8 +29,8 @@ export class AppModule {
   ): DynamicModule {
     return {
       module: AppModule,
-      // Middleware runs in this order (the request logger, global, before all): metrics count every
-      // response, security headers come before the sign-in pages replace their CSP.
+      // The request pass (configure below) runs before every module's middleware: it counts and
+      // logs every response, and its security headers come before the sign-in pages replace their CSP.
       imports: [
         ConfigModule.register(config),
         DatabaseModule.register(database),
@@ -49,5 +50,9 @@ export class AppModule {
         { provide: APP_PIPE, useClass: QueryValidationPipe },
       ],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestPassMiddleware).forRoutes("{*path}");
   }
 }

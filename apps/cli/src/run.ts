@@ -6,8 +6,10 @@ import {
   type CursorPage,
   createClient,
   EVENT_STATUSES,
+  type Event,
   type EventFilters,
   GUIDE_STATUSES,
+  type Guide,
   type GuideFilters,
   type ListPage,
   WalkLimitError,
@@ -51,6 +53,32 @@ interface ListCommandOptions extends ConnectionOptions {
 interface ChangesCommandOptions extends ConnectionOptions {
   since?: string;
 }
+
+/** A list as the CLI offers it: its command, status words, time window, columns and collection. */
+interface ListSpec<T, F> {
+  name: ListName;
+  statuses: readonly string[];
+  /** The filters' time window: `--<window>-from` and `--<window>-to`. */
+  window: "scheduled" | "published";
+  columns: Column<T>[];
+  pick: (client: CommunityClient) => Collection<T, F>;
+}
+
+const EVENTS: ListSpec<Event, EventFilters> = {
+  name: "events",
+  statuses: EVENT_STATUSES,
+  window: "scheduled",
+  columns: EVENT_COLUMNS,
+  pick: (client) => client.events,
+};
+
+const GUIDES: ListSpec<Guide, GuideFilters> = {
+  name: "guides",
+  statuses: GUIDE_STATUSES,
+  window: "published",
+  columns: GUIDE_COLUMNS,
+  pick: (client) => client.guides,
+};
 
 const integerInRange = (name: string, min: number, max: number) => (raw: string) => {
   const value = Number(raw);
@@ -100,31 +128,23 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         .option("--page <n>", "page to show (without --all)", integerInRange("--page", 1, 2_147_483_647)),
     );
 
-  listCommand("events")
-    .option("--status <list>", `any of ${EVENT_STATUSES.join(",")}`, statusList(EVENT_STATUSES))
-    .option("--scheduled-from <time>", "scheduled at or after this instant", instant)
-    .option("--scheduled-to <time>", "scheduled before this instant", instant)
-    .action(async (options: ListCommandOptions) => {
-      const filters = {
-        status: options.status,
-        scheduledFrom: options.scheduledFrom,
-        scheduledTo: options.scheduledTo,
-      } as EventFilters;
-      exitCode = await list("events", EVENT_COLUMNS, (client) => client.events, filters, options, io);
-    });
-
-  listCommand("guides")
-    .option("--status <list>", `any of ${GUIDE_STATUSES.join(",")}`, statusList(GUIDE_STATUSES))
-    .option("--published-from <time>", "published at or after this instant", instant)
-    .option("--published-to <time>", "published before this instant", instant)
-    .action(async (options: ListCommandOptions) => {
-      const filters = {
-        status: options.status,
-        publishedFrom: options.publishedFrom,
-        publishedTo: options.publishedTo,
-      } as GuideFilters;
-      exitCode = await list("guides", GUIDE_COLUMNS, (client) => client.guides, filters, options, io);
-    });
+  const filteredListCommand = <T extends { id: string }, F>(spec: ListSpec<T, F>) => {
+    const { name, statuses, window } = spec;
+    listCommand(name)
+      .option("--status <list>", `any of ${statuses.join(",")}`, statusList(statuses))
+      .option(`--${window}-from <time>`, `${window} at or after this instant`, instant)
+      .option(`--${window}-to <time>`, `${window} before this instant`, instant)
+      .action(async (options: ListCommandOptions) => {
+        const filters = {
+          status: options.status,
+          [`${window}From`]: options[`${window}From`],
+          [`${window}To`]: options[`${window}To`],
+        } as F;
+        exitCode = await list(spec, filters, options, io);
+      });
+  };
+  filteredListCommand(EVENTS);
+  filteredListCommand(GUIDES);
 
   common(
     program
@@ -133,10 +153,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       .addArgument(new Argument("<list>", "events or guides").choices(["events", "guides"]))
       .option("--since <token>", "a token printed by an earlier run (without it: the token of now)"),
   ).action(async (name: ListName, options: ChangesCommandOptions) => {
-    exitCode =
-      name === "events"
-        ? await changes("events", EVENT_COLUMNS, (client) => client.events, options, io)
-        : await changes("guides", GUIDE_COLUMNS, (client) => client.guides, options, io);
+    exitCode = name === "events" ? await changes(EVENTS, options, io) : await changes(GUIDES, options, io);
   });
 
   try {
@@ -179,9 +196,7 @@ function fail(error: unknown, hints: { tokenSource: string; baseUrl: string }, i
 }
 
 async function list<T extends { id: string }, F>(
-  name: ListName,
-  columns: Column<T>[],
-  pick: (client: CommunityClient) => Collection<T, F>,
+  { name, columns, pick }: ListSpec<T, F>,
   filters: F,
   options: ListCommandOptions,
   io: CliIo,
@@ -222,9 +237,7 @@ async function list<T extends { id: string }, F>(
 }
 
 async function changes<T extends { id: string }, F>(
-  name: ListName,
-  columns: Column<T>[],
-  pick: (client: CommunityClient) => Collection<T, F>,
+  { name, columns, pick }: ListSpec<T, F>,
   options: ChangesCommandOptions,
   io: CliIo,
 ): Promise<number> {

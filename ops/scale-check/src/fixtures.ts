@@ -29,14 +29,20 @@ function event(id: string, index: number, scheduledAt = new Date(Date.UTC(2026, 
   };
 }
 
+const token = (value: string, revoked = false) => ({
+  token: value,
+  user_id: USER_ID,
+  client_id: "scale-check",
+  expires_at: null,
+  revoked,
+});
+
+/** The revocation of one of the team's tokens, as an operator loads it (seed CLI, --file). */
+export function revokedTokenFixture(value: string) {
+  return { ...empty, access_tokens: [token(value, true)] };
+}
+
 export function teamFixture(loadTokens: string[], budgetToken: string) {
-  const token = (value: string) => ({
-    token: value,
-    user_id: USER_ID,
-    client_id: "scale-check",
-    expires_at: null,
-    revoked: false,
-  });
   return {
     ...empty,
     accounts: [
@@ -51,7 +57,7 @@ export function teamFixture(loadTokens: string[], budgetToken: string) {
     ],
     teams: [{ id: TEAM_ID, name: "Scale Check" }],
     users: [{ id: USER_ID, name: "Scale Check User", team_id: TEAM_ID }],
-    access_tokens: [...loadTokens, budgetToken].map(token),
+    access_tokens: [...loadTokens, budgetToken].map((value) => token(value)),
     events: Array.from({ length: 12 }, (_, i) => event(`scale_event_${i + 1}`, i)),
     guides: Array.from({ length: 6 }, (_, i) => ({
       id: `scale_guide_${i + 1}`,

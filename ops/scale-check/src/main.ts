@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "pg";
-import { probeFixture, teamFixture } from "./fixtures";
+import { probeFixture, revokedTokenFixture, teamFixture } from "./fixtures";
 import { type Balancer, startHaproxy } from "./haproxy";
 import { burst, type Outcome, percentile, SteadyLoad, tally, type Window } from "./load";
 import {
@@ -55,6 +55,8 @@ const LOAD_TOKENS = Array.from({ length: 16 }, (_, i) => `scale-load-token-${Str
 const BUDGET_TOKEN = "scale-budget-token";
 /** Tokens of the polls that wait for each replication probe in the api's list (rotated: each has the budget). */
 const LAG_TOKENS = ["scale-lag-token-1", "scale-lag-token-2", "scale-lag-token-3", "scale-lag-token-4"];
+/** Served by two replicas, then revoked: the next request through either must be refused. */
+const REVOKED_TOKEN = "scale-revoked-token";
 /** The shared rate-limit budget per token, and how many requests past it the check sends. */
 const BUDGET = 300;
 const OVER_BUDGET = 25;
@@ -193,7 +195,7 @@ async function check(
   const seedEnv = { ...process.env, DATABASE_URL: postgresUrl(primaryBouncer.port) };
   run(process.execPath, [SEED_CLI, "--demo"], { env: seedEnv });
   const teamFile = path.join(workDir, "scale-team.json");
-  writeFileSync(teamFile, JSON.stringify(teamFixture([...LOAD_TOKENS, ...LAG_TOKENS], BUDGET_TOKEN)));
+  writeFileSync(teamFile, JSON.stringify(teamFixture([...LOAD_TOKENS, ...LAG_TOKENS, REVOKED_TOKEN], BUDGET_TOKEN)));
   run(process.execPath, [SEED_CLI, "--file", teamFile], { env: seedEnv });
 
   progress("starting three api replicas and HAProxy");
@@ -251,7 +253,13 @@ async function check(
   if (budgetSpread.some((count) => count === 0))
     problems.push(`rate limit: not every replica answered (${budgetSpread.join("/")})`);
 
-  // 2. Steady load through the balancer for the rest of the check.
+  // 2. A revocation is seen by every replica on its very next request, even with the page hot in
+  // each replica's page cache and a streaming replica behind the list reads.
+  progress("revocation: a token served by r1 and r2, revoked, then asked for through r2 and r1 directly");
+  const revocation = await checkRevocation(replicas, path.join(workDir, "scale-revoked.json"), seedEnv);
+  if (revocation !== undefined) problems.push(`revocation: ${revocation}`);
+
+  // 3. Steady load through the balancer for the rest of the check.
   progress(`steady load: ${plan.rate} requests/s through HAProxy`);
   const loadStarted = Date.now();
   const load = new SteadyLoad(base, LOAD_TOKENS, plan.rate, plan.loadMs + 120_000);
@@ -259,7 +267,7 @@ async function check(
   progress(`replication: ${plan.writes} writes at the primary, each awaited on the replica and in the api's list`);
   const { lags, apiLags } = await measureReplication(primary, replica, plan.writes, base);
 
-  // 3. SIGTERM one replica (drains), SIGKILL another (only the balancer's retry saves its requests).
+  // 4. SIGTERM one replica (drains), SIGKILL another (only the balancer's retry saves its requests).
   progress("SIGTERM r1, SIGKILL r2, then start both again");
   const [r1, r2] = replicas as [ApiReplica, ApiReplica, ApiReplica];
   const termAt = Date.now();
@@ -280,7 +288,7 @@ async function check(
   replicas[1] = startApi("r2", r2.port);
   await waitFor("HAProxy to see the restarted replicas up", async () => allUp(balancer, REPLICAS), 60_000);
 
-  // 4. The primary's PgBouncer goes away for a while: 503 problems with Retry-After, then recovery.
+  // 5. The primary's PgBouncer goes away for a while: 503 problems with Retry-After, then recovery.
   progress(`stopping the primary's PgBouncer for ${plan.outageMs / 1000} s`);
   const outage: Window = { from: Date.now(), to: Number.POSITIVE_INFINITY };
   await supervisor.stop(primaryBouncer.service, "SIGTERM");
@@ -323,6 +331,7 @@ async function check(
   const seconds = (ms: number | undefined) => (ms === undefined ? "?" : (ms / 1000).toFixed(1));
   process.stdout.write(
     `scale: ${requests} requests, ${failed} failed, ${limited} rate-limited (budget ${BUDGET} shared by ${REPLICAS.length} replicas: ${budgetSpread.join("/")}), ` +
+      `revocation ${revocation === undefined ? "refused on the next request through r2 and r1" : "NOT seen"}, ` +
       `${steady.expected503} × 503 + Retry-After in a ${seconds(plan.outageMs)} s PgBouncer outage (recovered ${seconds(recoveredMs)} s after), ` +
       `${lagText}, drain: out of HAProxy ${seconds(outOfBalancerMs)} s / exited ${seconds(exitedMs)} s after SIGTERM, ${crashed.length} crashed` +
       (load.skipped > 0 ? `, ${load.skipped} not sent (too many in flight)` : "") +
@@ -330,6 +339,36 @@ async function check(
   );
   for (const problem of problems) process.stderr.write(`scale-check FAILED: ${problem}\n`);
   return problems.length === 0 ? 0 : 1;
+}
+
+/**
+ * Serves REVOKED_TOKEN's first page twice through r1 and r2 directly (the second a page-cache
+ * hit), revokes it as an operator does (the seed CLI loads the token with `revoked: true`, at the
+ * primary), then asks through r2 and r1 once each: both must answer 401. Returns what went wrong.
+ */
+async function checkRevocation(
+  replicas: ApiReplica[],
+  file: string,
+  seedEnv: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
+  const [r1, r2] = replicas as [ApiReplica, ApiReplica];
+  const status = async (api: ApiReplica) =>
+    (
+      await fetch(`http://127.0.0.1:${api.port}/v1/me/community/team/events?per_page=5`, {
+        headers: { authorization: `Bearer ${REVOKED_TOKEN}` },
+      })
+    ).status;
+  for (const api of [r1, r2, r1, r2]) {
+    const before = await status(api);
+    if (before !== 200) return `${api.name} answered ${before} before the revocation, expected 200`;
+  }
+  writeFileSync(file, JSON.stringify(revokedTokenFixture(REVOKED_TOKEN)));
+  run(process.execPath, [SEED_CLI, "--file", file], { env: seedEnv });
+  for (const api of [r2, r1]) {
+    const after = await status(api);
+    if (after !== 401) return `${api.name} answered ${after} on the first request after the revocation, expected 401`;
+  }
+  return undefined;
 }
 
 /**

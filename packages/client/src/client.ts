@@ -1,18 +1,18 @@
+import type {
+  ChangesOptions,
+  ChangesPage,
+  Collection,
+  ListOptions,
+  ListPage,
+  ListResult,
+  WalkOptions,
+} from "./collection.ts";
 import { CrossOriginLinkError, UnexpectedResponseError, WalkLimitError } from "./errors.ts";
 import { get, type HttpOptions, type HttpResponse, jsonBody } from "./http.ts";
 import { parseLinkHeader } from "./link-header.ts";
-import { type SyncOptions, type SyncResult, type SyncStore, sync } from "./sync.ts";
+import { sync } from "./sync.ts";
 import { type Check, changesBody, event, guide, listBody, ShapeError } from "./validate.ts";
-import type {
-  Change,
-  CursorPagination,
-  Event,
-  EventFilters,
-  Guide,
-  GuideFilters,
-  Instant,
-  Pagination,
-} from "./wire.ts";
+import type { Event, EventFilters, Guide, GuideFilters, Instant } from "./wire.ts";
 
 export interface ClientOptions {
   /** The api's origin (and path prefix, if any), e.g. http://localhost:3000. */
@@ -45,82 +45,6 @@ export const CLIENT_DEFAULTS = {
   maxPages: 20_000,
   maxItems: 2_000_000,
 } as const;
-
-export interface ListOptions<F> {
-  /** Page mode (contract section 5). */
-  page?: number;
-  /** Cursor mode (contract 9.1): `""` for the first page, then a page's `nextCursor`. */
-  cursor?: string;
-  perPage?: number;
-  filters?: F;
-  /** An ETag of an earlier page: the result is `{ notModified: true }` when it still matches. */
-  ifNoneMatch?: string;
-  signal?: AbortSignal;
-}
-
-interface PageBase<T> {
-  notModified: false;
-  items: T[];
-  etag: string | undefined;
-  /** Link header targets by relation (first, prev, next, last), as absolute URLs. */
-  links: Partial<Record<"first" | "prev" | "next" | "last", string>>;
-}
-
-export interface ListPage<T> extends PageBase<T> {
-  mode: "page";
-  pagination: Pagination;
-  /** X-Total-Count: the number of items of the (filtered) list; undefined when the header is missing. */
-  totalCount: number | undefined;
-}
-
-export interface CursorPage<T> extends PageBase<T> {
-  mode: "cursor";
-  pagination: CursorPagination;
-  /** The cursor of the next page; null on the last one. */
-  nextCursor: string | null;
-}
-
-export interface NotModified {
-  notModified: true;
-  etag: string | undefined;
-}
-
-export type ListResult<T> = ListPage<T> | CursorPage<T> | NotModified;
-
-export interface WalkOptions<T, F> {
-  perPage?: number;
-  filters?: F;
-  signal?: AbortSignal;
-  onPage?: (page: ListPage<T> | CursorPage<T>) => void;
-}
-
-export interface ChangesOptions {
-  /** A token from an earlier response's `next`; without it the answer is the token of "now". */
-  since?: string;
-  perPage?: number;
-  signal?: AbortSignal;
-}
-
-export interface ChangesPage<T> {
-  changes: Change<T>[];
-  /** The token to ask with next time. */
-  next: string;
-  /** More changes are waiting: ask again at once with `next`. */
-  hasMore: boolean;
-}
-
-export interface Collection<T, F> {
-  list(options?: ListOptions<F>): Promise<ListResult<T>>;
-  /**
-   * Every item of the team (or of the filters), page after page: a cursor walk (contract 9.1),
-   * or, from an api without cursor mode, the Link header's rel="next" on the same origin.
-   */
-  all(options?: WalkOptions<T, F>): AsyncIterable<T>;
-  /** One page of the changes since a token (contract 9.3). */
-  changes(options?: ChangesOptions): Promise<ChangesPage<T>>;
-  /** Brings `store` up to date: a full walk the first time and after a 410, the changes since its token after. */
-  sync(store: SyncStore<T>, options?: SyncOptions): Promise<SyncResult>;
-}
 
 export interface CommunityClient {
   listEvents(options?: ListOptions<EventFilters>): Promise<ListResult<Event>>;
@@ -285,11 +209,11 @@ function filterParams(filters: EventFilters | GuideFilters | undefined): Record<
   return params;
 }
 
-function parseLinks(response: HttpResponse): PageBase<unknown>["links"] {
+function parseLinks(response: HttpResponse): ListPage<unknown>["links"] {
   const header = response.headers.get("link");
   if (header === null) return {};
   const targets = parseLinkHeader(header, response.url);
-  const links: PageBase<unknown>["links"] = {};
+  const links: ListPage<unknown>["links"] = {};
   for (const rel of ["first", "prev", "next", "last"] as const) {
     const target = targets.get(rel);
     if (target !== undefined) links[rel] = target;

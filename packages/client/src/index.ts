@@ -1,5 +1,5 @@
 export * from "./client.ts";
+export type * from "./collection.ts";
 export * from "./errors.ts";
 export { parseRetryAfter } from "./retry-after.ts";
-export type { SyncOptions, SyncResult, SyncStore } from "./sync.ts";
 export * from "./wire.ts";

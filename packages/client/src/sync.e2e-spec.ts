@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
 import { ApiProcess, CLIMBERS, contractFixture, TOKENS } from "@community/fixtures/testing";
 import { createClient } from "./client";
-import type { SyncStore } from "./sync";
+import type { SyncStore } from "./collection";
 import type { Event } from "./wire";
 
 const fixture = contractFixture();

@@ -1,8 +1,8 @@
 import { wireEvent } from "@community/domain/testing";
 import { FakeCommunityApi } from "@community/fixtures/testing";
 import { createClient } from "./client";
+import type { SyncStore } from "./collection";
 import { SyncExpiredError } from "./errors";
-import type { SyncStore } from "./sync";
 import type { Event } from "./wire";
 
 const TOKEN = "fake-token";

@@ -1,34 +1,5 @@
-import type { ChangesPage, Collection } from "./client.ts";
+import type { ChangesPage, Collection, SyncOptions, SyncResult, SyncStore } from "./collection.ts";
 import { SyncExpiredError, WalkLimitError } from "./errors.ts";
-
-type MaybePromise<T> = T | Promise<T>;
-
-/** A caller's copy of one list, kept current by `sync()`. */
-export interface SyncStore<T> {
-  /** The token saved by the last sync; undefined before the first. */
-  getToken(): MaybePromise<string | undefined>;
-  /** Saved after a complete full walk and after each page of changes has been applied. */
-  setToken(token: string): MaybePromise<void>;
-  /** Forget every item: a full walk follows (the first sync, or after 410 sync-expired). */
-  clear(): MaybePromise<void>;
-  /** Insert or replace the item with this id (applying one twice is harmless). */
-  upsert(item: T & { id: string }): MaybePromise<void>;
-  remove(id: string): MaybePromise<void>;
-}
-
-export interface SyncOptions {
-  perPage?: number;
-  signal?: AbortSignal;
-}
-
-export interface SyncResult {
-  /** True when the store was rebuilt by a full walk (first sync or expired token). */
-  full: boolean;
-  upserts: number;
-  deletes: number;
-  /** The token now saved in the store. */
-  token: string;
-}
 
 /**
  * Contract 9.3: take the token of "now", walk the whole list, then apply every change since that

@@ -19,18 +19,22 @@ export function useStructuredLogs(config: AppConfig): () => Promise<void> {
 
 interface PendingStream {
   _writing?: boolean;
+  minLength?: number;
   once?(event: "drain", listener: () => void): void;
   flush?(cb: () => void): void;
 }
 
 /**
- * Resolves once the lines handed to the stream are written. pino's flush() does not wait for
- * sonic-boom's asynchronous write (JSON lines) to finish, but its "drain" event does; the pretty
- * transport's thread stream waits in flush().
+ * Resolves once the lines handed to the stream are written. Without a buffer, pino's flush() does
+ * not wait for sonic-boom's asynchronous write (JSON lines) to finish, but its "drain" event does;
+ * with one, sonic-boom's flush(cb) writes the buffer and waits; the pretty transport's thread
+ * stream waits in flush().
  */
 function written(stream: PendingStream): Promise<void> {
   return new Promise((resolve) => {
-    if (stream._writing !== undefined) {
+    // A buffered stdout (logger-params.ts) holds lines until its buffer fills: flush waits for them.
+    if ((stream.minLength ?? 0) > 0 && stream.flush) stream.flush(() => resolve());
+    else if (stream._writing !== undefined) {
       if (stream._writing && stream.once) stream.once("drain", resolve);
       else resolve();
     } else if (stream.flush) stream.flush(() => resolve());

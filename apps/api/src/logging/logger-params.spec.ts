@@ -1,11 +1,15 @@
 import { loadConfig } from "../config/config";
-import { loggerParams } from "./logger-params";
+import { LOG_BUFFER_BYTES, loggerParams } from "./logger-params";
 
 type PinoHttpOptions = { level?: string; transport?: { target: string } };
 
 /** pino-http's options and, where loggerParams chose one, its destination. */
-function pinoHttp(params: ReturnType<typeof loggerParams>): [PinoHttpOptions, { sync?: boolean; fd?: number }?] {
-  const value = params.pinoHttp as PinoHttpOptions | [PinoHttpOptions, { sync?: boolean; fd?: number }];
+function pinoHttp(
+  params: ReturnType<typeof loggerParams>,
+): [PinoHttpOptions, { sync?: boolean; fd?: number; minLength?: number }?] {
+  const value = params.pinoHttp as
+    | PinoHttpOptions
+    | [PinoHttpOptions, { sync?: boolean; fd?: number; minLength?: number }];
   return Array.isArray(value) ? value : [value];
 }
 
@@ -20,11 +24,11 @@ describe(loggerParams.name, () => {
     expect(options.level).toBe("debug");
   });
 
-  it("writes JSON lines to stdout without blocking when stdout is not a terminal", () => {
+  it("writes JSON lines to stdout without blocking, buffered, when stdout is not a terminal", () => {
     process.stdout.isTTY = false;
     const [options, destination] = pinoHttp(loggerParams(loadConfig({})));
     expect(options.transport).toBeUndefined();
-    expect(destination).toMatchObject({ fd: 1, sync: false });
+    expect(destination).toMatchObject({ fd: 1, sync: false, minLength: LOG_BUFFER_BYTES });
   });
 
   it("pretty-prints with pino-pretty when a person watches a terminal", () => {

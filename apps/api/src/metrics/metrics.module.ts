@@ -1,17 +1,9 @@
 import type { Database } from "@community/db";
-import {
-  Inject,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-  type OnModuleDestroy,
-  type OnModuleInit,
-} from "@nestjs/common";
+import { Inject, Module, type OnModuleDestroy, type OnModuleInit } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
 import { RedisModule } from "../redis/redis.module";
 import { RedisConnection } from "../redis/redis.provider";
 import { instrumentDatabase } from "./database-metrics";
-import { HttpMetricsMiddleware } from "./http-metrics.middleware";
 import { instrumentLimiter } from "./limiter-metrics";
 import { MetricsController } from "./metrics.controller";
 import { MetricsService } from "./metrics.service";
@@ -23,7 +15,7 @@ import { MetricsTokenGuard } from "./metrics-token.guard";
   providers: [MetricsService, MetricsTokenGuard],
   exports: [MetricsService],
 })
-export class MetricsModule implements NestModule, OnModuleInit, OnModuleDestroy {
+export class MetricsModule implements OnModuleInit, OnModuleDestroy {
   private stopTimingQueries?: () => void;
 
   constructor(
@@ -31,10 +23,6 @@ export class MetricsModule implements NestModule, OnModuleInit, OnModuleDestroy 
     @Inject(DATABASE) private readonly database: Database,
     @Inject(RedisConnection) private readonly redis: RedisConnection | null,
   ) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes("{*path}");
-  }
 
   onModuleInit(): void {
     this.stopTimingQueries = instrumentDatabase(this.database, this.metrics);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
 import { Counter } from "prom-client";
+import { BackgroundTask } from "../common/background-task";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { MetricsService } from "../metrics/metrics.service";
 import { OAuthPayloadRepository } from "./oauth-payload.repository";
@@ -17,8 +18,7 @@ const MAX_BATCHES_PER_RUN = 100;
 export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OAuthPayloadSweeper.name);
   private readonly swept: Counter;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly task = new BackgroundTask<number>();
 
   constructor(
     private readonly payloads: OAuthPayloadRepository,
@@ -33,24 +33,17 @@ export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicatio
   }
 
   onApplicationBootstrap(): void {
-    const { intervalSeconds } = this.config.oauth.sweep;
-    if (intervalSeconds === 0) return;
-    this.timer = setInterval(() => void this.sweep(), intervalSeconds * 1000);
-    this.timer.unref();
+    this.task.every(this.config.oauth.sweep.intervalSeconds, () => this.run());
   }
 
   /** Stops the timer and waits for a sweep under way, so that it never outlives the database. */
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One run: batches until none is full (or the run's cap); returns the rows deleted. */
   sweep(): Promise<number> {
-    this.running ??= this.run().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.task.run(() => this.run());
   }
 
   private async run(): Promise<number> {

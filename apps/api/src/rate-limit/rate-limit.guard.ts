@@ -17,6 +17,40 @@ import { FailedAuthenticationsLimitedException, RateLimitedException } from "./r
 
 const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
 
+type Target = Parameters<Reflector["getAllAndOverride"]>[1][number];
+
+/**
+ * The throttler guard asks the reflector for six decorators (skip, limit, ttl, …) of the handler
+ * and its class on every request. Decorators do not change once the app is built, so each answer
+ * is looked up once per (decorator, handler, class) and kept.
+ */
+class SettledReflector extends Reflector {
+  private readonly answers = new WeakMap<Target, WeakMap<Target, Map<unknown, unknown>>>();
+
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override getAllAndOverride<T = unknown>(key: unknown, targets: Target[]): T {
+    const [handler, classRef] = targets;
+    if (targets.length !== 2 || handler === undefined || classRef === undefined) {
+      return this.reflector.getAllAndOverride(key as string, targets) as T;
+    }
+    let byClass = this.answers.get(handler);
+    if (byClass === undefined) {
+      byClass = new WeakMap();
+      this.answers.set(handler, byClass);
+    }
+    let byKey = byClass.get(classRef);
+    if (byKey === undefined) {
+      byKey = new Map();
+      byClass.set(classRef, byKey);
+    }
+    if (!byKey.has(key)) byKey.set(key, this.reflector.getAllAndOverride(key as string, targets));
+    return byKey.get(key) as T;
+  }
+}
+
 /**
  * @nestjs/throttler's guard, global, so it runs before authentication: a client over its budget
  * is refused before its token is looked up in the database. The key is the SHA-256 of the bearer
@@ -35,7 +69,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @Inject(RedisConnection) private readonly redis: RedisConnection | null,
     private readonly failedAuth: FailedAuthBudget,
   ) {
-    super(options, storage, reflector);
+    super(options, storage, new SettledReflector(reflector));
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,12 +1,10 @@
-import { type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
+import { Module } from "@nestjs/common";
 import { ProblemFilter } from "../common/problem.filter";
-import { RequestHardeningMiddleware } from "./request-hardening.middleware";
+import { RequestHardening } from "./request-hardening";
 
+/** The checks and headers of every request; the request pass (request-pass.middleware.ts) runs them. */
 @Module({
-  providers: [RequestHardeningMiddleware, ProblemFilter],
+  providers: [RequestHardening, ProblemFilter],
+  exports: [RequestHardening],
 })
-export class SecurityModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestHardeningMiddleware).forRoutes("{*path}");
-  }
-}
+export class SecurityModule {}

@@ -2,6 +2,7 @@ import type { Database } from "@community/db";
 import { sweepChangeLog } from "@community/db/lists";
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
 import { Counter } from "prom-client";
+import { BackgroundTask } from "../common/background-task";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
 import { MetricsService } from "../metrics/metrics.service";
@@ -20,8 +21,7 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger(ChangeLogSweeper.name);
   private readonly swept: Counter;
   private readonly runs: Counter<"outcome">;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number | undefined> | undefined;
+  private readonly task = new BackgroundTask<number | undefined>();
 
   constructor(
     @Inject(DATABASE) private readonly database: Database,
@@ -42,23 +42,16 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
   }
 
   onApplicationBootstrap(): void {
-    const { sweepIntervalSeconds } = this.config.sync;
-    if (sweepIntervalSeconds === 0) return;
-    this.timer = setInterval(() => void this.sweep(), sweepIntervalSeconds * 1000);
-    this.timer.unref();
+    this.task.every(this.config.sync.sweepIntervalSeconds, () => this.run(new Date()));
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One run: the entries removed, or undefined when another replica holds the lock (or it failed). */
   sweep(now = new Date()): Promise<number | undefined> {
-    this.running ??= this.run(now).finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.task.run(() => this.run(now));
   }
 
   private async run(now: Date): Promise<number | undefined> {

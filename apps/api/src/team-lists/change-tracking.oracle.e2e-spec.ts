@@ -1,10 +1,13 @@
 import { randomInt } from "node:crypto";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { FeedKeeper } from "./testing/feed-keeper";
 import { oracleFixture, PageWalker, runOracle } from "./testing/list-oracle";
 
 /**
  * The team lists against an oracle under concurrent writes (testing/list-oracle.ts): seeded, so a
  * failure names the seed that replays it (ORACLE_SEED), and bounded by ORACLE_SECONDS per database.
+ * Two readers walk pages; a third keeps a copy of every team's lists through the changes feed
+ * (testing/feed-keeper.ts), held against plain SQL at every quiet point.
  */
 function integerFromEnv(name: string, fallback: () => number, max: number): number {
   const text = process.env[name];
@@ -28,11 +31,17 @@ describe.each<Backend>(["postgres", "embedded"])("team lists against the oracle 
   });
 
   it(
-    "serves every page as the plain offset query, totals as count(*), 304 only for the same bytes, versions only forward",
+    "serves every page as the plain offset query, totals as count(*), 304 only for the same bytes, versions only forward, and a copy kept by the changes feed as plain SQL",
     async () => {
       console.log(`oracle seed ${seed} on ${backend}: ORACLE_SEED=${seed} replays it`);
-      // Readers of other kinds (a copy kept by the change feed) join this list.
-      const tally = await runOracle({ backend, e2e, seed, seconds, readers: [new PageWalker(), new PageWalker()] });
+      const feed = new FeedKeeper();
+      const tally = await runOracle({
+        backend,
+        e2e,
+        seed,
+        seconds,
+        readers: [new PageWalker(), new PageWalker(), feed],
+      });
       console.log(
         `oracle: ${backend} seed ${seed}: ${tally.interleaved} write/read interleavings, ${tally.switches} switches ` +
           `between actors (${tally.steps} steps, ` +
@@ -40,8 +49,11 @@ describe.each<Backend>(["postgres", "embedded"])("team lists against the oracle 
           `${tally.rollbacks} rollbacks, ${tally.loads} loads, ${tally.quietPoints} quiet points, ` +
           `statements ${JSON.stringify(tally.statements)}, aborted ${JSON.stringify(tally.aborted)})`,
       );
+      console.log(`oracle: ${backend} seed ${seed}: ${feed.summary()}`);
       for (const abort of tally.trackingAborts) console.log(`oracle abort in the tracking: ${abort}`);
       expect(tally.quietPoints).toBeGreaterThan(0);
+      // The feed's copies were held against SQL with changes applied, not only after fresh walks.
+      expect(feed.tally.checksWithChanges).toBeGreaterThan(0);
       // The tracking must never abort a transaction (a deadlock on its own locks) that would commit without it.
       expect(tally.trackingAborts).toEqual([]);
     },

@@ -2,7 +2,7 @@ import type { MetricsService } from "../metrics/metrics.service";
 import { scrapedMetrics } from "../metrics/scraped-metrics";
 import type { PageCache } from "./page-cache";
 
-/** The list page cache, read at scrape time: hits, misses, evictions and the bytes it holds. */
+/** The list page cache, read at scrape time: hits, misses, evictions, deferred admissions and the bytes it holds. */
 export function instrumentPageCache(cache: PageCache, metrics: MetricsService): void {
   const { counter, gauge } = scrapedMetrics(metrics.registry);
   counter("list_page_cache_hits_total", "List pages served from the page cache", () => cache.stats().hits);
@@ -15,6 +15,11 @@ export function instrumentPageCache(cache: PageCache, metrics: MetricsService): 
     "list_page_cache_evictions_total",
     "List pages dropped from the page cache to stay within PAGE_CACHE_BYTES",
     () => cache.stats().evictions,
+  );
+  counter(
+    "list_page_cache_deferred_total",
+    "Deeper list pages read and not kept: their first read within the admission window",
+    () => cache.stats().deferred,
   );
   gauge(
     "list_page_cache_bytes",

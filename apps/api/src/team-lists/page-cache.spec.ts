@@ -1,5 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { PageBody, PageCache } from "./page-cache";
+import { DOORKEEPER_GENERATION, PageBody, PageCache } from "./page-cache";
 
 /** A JSON body of about `bytes` bytes that compresses well, as list pages do. */
 function body(bytes: number, seed = 0): PageBody {
@@ -79,9 +79,79 @@ describe(PageCache.name, () => {
     const off = new PageCache(0);
     off.set(PageCache.key("team_a", "events", "1", 1, 100), { body: body(2_000), totalItems: 1 });
     expect(off.get(PageCache.key("team_a", "events", "1", 1, 100))).toBeUndefined();
-    expect(off.stats()).toEqual({ hits: 0, misses: 0, evictions: 0, bytes: 0, entries: 0 });
+    expect(off.stats()).toEqual({ hits: 0, misses: 0, evictions: 0, deferred: 0, bytes: 0, entries: 0 });
     const small = new PageCache(1_000);
     small.set(PageCache.key("team_a", "events", "1", 1, 100), { body: body(2_000), totalItems: 1 });
     expect(small.stats().entries).toBe(0);
+  });
+
+  it("tells first pages from deeper ones by the page number of the key, whatever the team id holds", () => {
+    expect(PageCache.isFirstPage(PageCache.key("team_a", "events", "7", 1, 100))).toBe(true);
+    expect(PageCache.isFirstPage(PageCache.key("t:1:1", "guides", "1", 1, 10))).toBe(true);
+    for (const page of [2, 10, 11, 21, 100]) {
+      expect(PageCache.isFirstPage(PageCache.key("team_a", "events", "1", page, 1))).toBe(false);
+    }
+  });
+});
+
+describe("PageCache admission (many teams)", () => {
+  const deepKey = (team: string, page: number) => PageCache.key(team, "events", "1", page, 100);
+  const firstKey = (team: string) => PageCache.key(team, "events", "1", 1, 100);
+
+  it("keeps a first page from its first read, a deeper page only from its second", () => {
+    const cache = new PageCache(1_000_000);
+    cache.set(firstKey("team_a"), { body: body(2_000), totalItems: 300 });
+    expect(cache.get(firstKey("team_a"))).toBeDefined();
+    cache.set(deepKey("team_a", 2), { body: body(2_000), totalItems: 300 });
+    expect(cache.get(deepKey("team_a", 2))).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ deferred: 1, entries: 1 });
+    cache.set(deepKey("team_a", 2), { body: body(2_000), totalItems: 300 });
+    expect(cache.get(deepKey("team_a", 2))).toBeDefined();
+    expect(cache.stats()).toMatchObject({ deferred: 1, entries: 2 });
+  });
+
+  it("forgets a deeper page read once after two generations of other deep pages", () => {
+    const cache = new PageCache(1_000_000);
+    const page = { body: body(200), totalItems: 1 };
+    cache.set(deepKey("team_a", 2), page);
+    for (let i = 0; i < 2 * DOORKEEPER_GENERATION; i++) cache.set(deepKey(`walker_${i}`, 3), page);
+    cache.set(deepKey("team_a", 2), page);
+    expect(cache.get(deepKey("team_a", 2))).toBeUndefined();
+    // Seen again just now: the next read keeps it.
+    cache.set(deepKey("team_a", 2), page);
+    expect(cache.get(deepKey("team_a", 2))).toBeDefined();
+  });
+
+  it("never lets a large team's deeper pages push out anyone's first page", () => {
+    const budget = 200_000;
+    const cache = new PageCache(budget);
+    const teams = Array.from({ length: 12 }, (_, i) => `team_${i}`);
+    for (const team of teams) cache.set(firstKey(team), { body: body(8_000, team.length), totalItems: 50 });
+    const firstBytes = cache.stats().bytes;
+    expect(firstBytes).toBeLessThan(budget);
+    // One large team's walk, each page read twice: ten times the budget.
+    for (let page = 2; page < 2 + 250; page++) {
+      for (let read = 0; read < 2; read++)
+        cache.set(deepKey("large", page), { body: body(8_000, page), totalItems: 100_000 });
+      expect(cache.stats().bytes).toBeLessThanOrEqual(budget);
+    }
+    for (const team of teams) expect(cache.get(firstKey(team))).toBeDefined();
+    // The deep pages had the room the first pages left, the most recent ones kept.
+    expect(cache.get(deepKey("large", 251))).toBeDefined();
+    expect(cache.get(deepKey("large", 2))).toBeUndefined();
+  });
+
+  it("drops the oldest deeper page before any first page when a first page needs room", () => {
+    const one = body(8_000, 1);
+    const cache = new PageCache(Math.floor((one.size + 256) * 3.5));
+    cache.set(firstKey("team_a"), { body: body(8_000, 2), totalItems: 1 });
+    for (let read = 0; read < 2; read++) cache.set(deepKey("large", 2), { body: body(8_000, 3), totalItems: 1 });
+    for (let read = 0; read < 2; read++) cache.set(deepKey("large", 3), { body: body(8_000, 4), totalItems: 1 });
+    expect(cache.stats().entries).toBe(3);
+    cache.set(firstKey("team_b"), { body: one, totalItems: 1 });
+    expect(cache.get(deepKey("large", 2))).toBeUndefined();
+    expect(cache.get(deepKey("large", 3))).toBeDefined();
+    expect(cache.get(firstKey("team_a"))).toBeDefined();
+    expect(cache.get(firstKey("team_b"))).toBeDefined();
   });
 });

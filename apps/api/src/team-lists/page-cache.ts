@@ -4,6 +4,43 @@ import { compress, MIN_COMPRESSED_BYTES } from "./content-coding";
 /** What an entry costs besides its bodies (key, map slot, objects), counted against the budget. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
+/** Deep pages seen once, remembered per generation; two generations make the doorkeeper's window. */
+export const DOORKEEPER_GENERATION = 16_384;
+
+/** FNV-1a, cut to 30 bits: the doorkeeper keeps numbers, not keys (a collision only admits a page early). */
+function fingerprint(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  // 30 bits: a small integer to V8, kept in the set without a heap number each.
+  return hash & 0x3fffffff;
+}
+
+/**
+ * The keys of deep pages asked for once recently: a deep page is admitted to the cache on its
+ * second miss within the window (the last DOORKEEPER_GENERATION to 2 × DOORKEEPER_GENERATION
+ * distinct deep pages missed), so that a walk through a large team's pages, each asked for once,
+ * passes by the cache instead of evicting pages that others ask for again. About 1 MB at most.
+ */
+class Doorkeeper {
+  private current = new Set<number>();
+  private previous = new Set<number>();
+
+  /** True when `key` was seen within the window; otherwise remembers it and returns false. */
+  seenBefore(key: string): boolean {
+    const print = fingerprint(key);
+    if (this.current.has(print) || this.previous.has(print)) return true;
+    if (this.current.size >= DOORKEEPER_GENERATION) {
+      this.previous = this.current;
+      this.current = new Set();
+    }
+    this.current.add(print);
+    return false;
+  }
+}
+
 /**
  * A list page serialized once: its JSON, and its gzip and br forms, each made on first demand.
  * Bodies under MIN_COMPRESSED_BYTES are always sent as they are.
@@ -50,21 +87,31 @@ export interface PageCacheStats {
   hits: number;
   misses: number;
   evictions: number;
+  /** Deep pages read and not kept: asked for the first time within the doorkeeper's window. */
+  deferred: number;
   /** Bytes held now (bodies and per-entry overhead). */
   bytes: number;
   entries: number;
 }
 
 /**
- * Recently served list pages, ready to send, least recently used first out, bounded in bytes
- * (PAGE_CACHE_BYTES; 0 keeps nothing). A page is a pure function of its team, list, list version,
- * page and page size: every write that can change a page of a list moves its version
- * (team_list_stats, from a sequence). So an entry is never stale, only unused: the
- * caller looks pages up by the version it has just read from the database.
+ * Recently served list pages, ready to send, bounded in bytes (PAGE_CACHE_BYTES; 0 keeps
+ * nothing). A page is a pure function of its team, list, list version, page and page size: every
+ * write that can change a page of a list moves its version (team_list_stats, from a sequence). So
+ * an entry is never stale, only unused: the caller looks pages up by the version it has just read
+ * from the database.
+ *
+ * Made for many teams of very different sizes, in two segments, each least recently used first out:
+ * - first pages (page 1), what most clients ask for, are kept from their first read;
+ * - deeper pages are kept from their second read within the doorkeeper's window, and only in the
+ *   room first pages leave: over budget, the oldest deep page goes first, and a first page only
+ *   when no deep page is left. So a large team's deep pages never push out anyone's first page.
  */
 export class PageCache {
-  private readonly entries = new Map<string, CachedListPage>();
-  private readonly counts = { hits: 0, misses: 0, evictions: 0, bytes: 0 };
+  private readonly first = new Map<string, CachedListPage>();
+  private readonly deep = new Map<string, CachedListPage>();
+  private readonly doorkeeper = new Doorkeeper();
+  private readonly counts = { hits: 0, misses: 0, evictions: 0, deferred: 0, bytes: 0 };
 
   constructor(readonly maxBytes: number) {}
 
@@ -78,25 +125,38 @@ export class PageCache {
     return `${teamId}:${list}:${version}:${page}:${perPage}`;
   }
 
+  /** Whether the key (made by PageCache.key) is of a first page: its page number is "1". */
+  static isFirstPage(key: string): boolean {
+    const end = key.lastIndexOf(":");
+    const start = key.lastIndexOf(":", end - 1);
+    return end - start === 2 && key.charCodeAt(start + 1) === 0x31;
+  }
+
   get(key: string): CachedListPage | undefined {
     if (this.maxBytes === 0) return undefined;
-    const entry = this.entries.get(key);
+    const segment = PageCache.isFirstPage(key) ? this.first : this.deep;
+    const entry = segment.get(key);
     if (entry === undefined) {
       this.counts.misses++;
       return undefined;
     }
     this.counts.hits++;
     // Map order is recency order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    segment.delete(key);
+    segment.set(key, entry);
     return entry;
   }
 
   set(key: string, page: CachedListPage): void {
     const cost = page.body.size + ENTRY_OVERHEAD_BYTES;
     if (cost > this.maxBytes) return;
+    const isFirst = PageCache.isFirstPage(key);
+    if (!isFirst && !this.deep.has(key) && !this.doorkeeper.seenBefore(key)) {
+      this.counts.deferred++;
+      return;
+    }
     this.remove(key);
-    this.entries.set(key, page);
+    (isFirst ? this.first : this.deep).set(key, page);
     this.counts.bytes += cost;
     page.body.onGrow = (bytes) => {
       this.counts.bytes += bytes;
@@ -106,12 +166,12 @@ export class PageCache {
   }
 
   stats(): PageCacheStats {
-    return { ...this.counts, entries: this.entries.size };
+    return { ...this.counts, entries: this.first.size + this.deep.size };
   }
 
   private evict(): void {
     while (this.counts.bytes > this.maxBytes) {
-      const oldest = this.entries.keys().next();
+      const oldest = (this.deep.size > 0 ? this.deep : this.first).keys().next();
       if (oldest.done === true) return;
       this.remove(oldest.value);
       this.counts.evictions++;
@@ -119,9 +179,10 @@ export class PageCache {
   }
 
   private remove(key: string): void {
-    const entry = this.entries.get(key);
+    const segment = PageCache.isFirstPage(key) ? this.first : this.deep;
+    const entry = segment.get(key);
     if (entry === undefined) return;
-    this.entries.delete(key);
+    segment.delete(key);
     entry.body.onGrow = undefined;
     this.counts.bytes -= entry.body.size + ENTRY_OVERHEAD_BYTES;
   }

@@ -89,35 +89,50 @@ export async function startE2eApp(
       options.logDestination,
       options.readUrl?.(testDb.url),
     );
-    return {
-      app,
-      server,
-      database,
-      config,
-      url,
-      async close() {
-        await app.close();
-        await database.close();
-        await testDb.drop();
-        assertContractKept();
-      },
-    };
+    return started({ app, database, server }, config, url, () => testDb.drop());
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), "community-pglite-"));
   const embedded = await startEmbeddedPostgres({ dataDir });
   await migrateDeploy(embedded.url, { quiet: true });
   const { app, database, server } = await boot(embedded.url, 1, fixture, config, options.logDestination);
+  return started({ app, database, server }, config, embedded.url, async () => {
+    await embedded.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+}
+
+/**
+ * The real AppModule over HTTP against a database the test made itself (a primary, and a read
+ * replica as DATABASE_READ_URL), migrated and loaded with the fixture here. Closing it leaves the
+ * database to the test.
+ */
+export async function startE2eAppOn(
+  url: string,
+  readUrl: string | undefined,
+  fixture?: FixtureFile,
+  env?: NodeJS.ProcessEnv,
+): Promise<E2eApp> {
+  const config = testConfig(env);
+  await migrateDeploy(url, { quiet: true });
+  return started(await boot(url, 4, fixture, config, undefined, readUrl), config, url, async () => {});
+}
+
+/** The E2eApp of a booted app: closing it closes the app and its pools, then `release`s the database. */
+function started(
+  booted: Pick<E2eApp, "app" | "database" | "server">,
+  config: AppConfig,
+  url: string,
+  release: () => Promise<void>,
+): E2eApp {
+  const { app, database } = booted;
   return {
-    app,
-    server,
-    database,
+    ...booted,
     config,
-    url: embedded.url,
+    url,
     async close() {
       await app.close();
       await database.close();
-      await embedded.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await release();
       assertContractKept();
     },
   };

@@ -21,7 +21,10 @@ export interface ChangePage<Item> {
   /** Oldest first, at most one per item (its state at the round's snapshot). */
   changes: Change<Item>[];
   next: ChangePosition;
-  /** More changes wait in this round: ask again at once with `next`. */
+  /**
+   * More changes wait, in this round or (at the end of a round that an earlier page began) after
+   * its snapshot: ask again at once with `next`.
+   */
   hasMore: boolean;
 }
 
@@ -212,8 +215,13 @@ export async function readChanges<Row extends { id: string }, Item>(
   if (first.status === "expired") throw new ChangePositionExpiredError(spec.list);
 
   const entries = rows.filter((row) => row.change_id !== null);
-  const hasMore = entries.length > limit;
-  const page = hasMore ? entries.slice(0, limit) : entries;
+  // The last page of a round that an earlier page began ends at that page's snapshot: changes
+  // committed since then wait in the next round, so a client told "no more" now would stop short
+  // of writes that committed before it asked. It is told to ask again when any wait.
+  const roundGoesOn = entries.length > limit;
+  const hasMore =
+    roundGoesOn || (position.round !== undefined && (await changesWaitAfter(db, sql, teamId, first.round)));
+  const page = roundGoesOn ? entries.slice(0, limit) : entries;
   const changes: Change<Item>[] = page.map((row) =>
     row.change_present
       ? { op: "upsert", id: row.change_id as string, item: spec.toItem(row as Row) }
@@ -221,7 +229,7 @@ export async function readChanges<Row extends { id: string }, Item>(
   );
   const last = page.at(-1);
   const next: ChangePosition =
-    hasMore && last !== undefined
+    roundGoesOn && last !== undefined
       ? {
           base: position.base,
           round: first.round,
@@ -229,6 +237,13 @@ export async function readChanges<Row extends { id: string }, Item>(
         }
       : { base: first.round };
   return { changes, next, hasMore };
+}
+
+/** Whether the feed holds any change of the team's list after snapshot `round` (or cannot tell here). */
+async function changesWaitAfter(db: Queryable, sql: string, teamId: string, round: string): Promise<boolean> {
+  const { rows } = await db.query<ChangeMeta>(sql, [teamId, round, null, null, null, 1]);
+  const first = rows[0];
+  return first === undefined || first.status !== "ok" || first.change_id !== null;
 }
 
 /**

@@ -145,6 +145,11 @@ export interface OracleContext {
   servedBytes: Map<string, string>;
   /** Fails the run with what went wrong and the seed that replays it. */
   fail(message: string): never;
+  /** The writers' and the loader's transactions, by serial: which are open now, and which committed. */
+  writes: {
+    open(): readonly number[];
+    committed(serial: number): boolean;
+  };
 }
 
 /** A reader among the oracle's actors: one step at a time, and its own check at every quiet point. */
@@ -152,6 +157,8 @@ export interface OracleReader {
   name: string;
   step(context: OracleContext): Promise<void>;
   atQuietPoint(context: OracleContext): Promise<void>;
+  /** What it did, for the "oracle:" line. */
+  summary?(): string;
 }
 
 export interface PageAddress {
@@ -429,6 +436,8 @@ interface Actor {
 interface Writer extends Actor {
   session: SqlSession;
   inTransaction: boolean;
+  /** The serial of its open transaction. */
+  transaction: number;
   opsLeft: number;
 }
 
@@ -454,7 +463,25 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
   const server = e2e.app.getHttpServer() as Server;
   if (!server.listening) await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const context: OracleContext = { e2e, baseUrl, rng, lastServed: new Map(), servedBytes: new Map(), fail };
+  let transactions = 0;
+  const committed = new Set<number>();
+  let loading: number | undefined;
+  const writes: OracleContext["writes"] = {
+    open: () => [
+      ...writers.filter((w) => w.inTransaction).map((w) => w.transaction),
+      ...(loading === undefined ? [] : [loading]),
+    ],
+    committed: (serial) => committed.has(serial),
+  };
+  const context: OracleContext = {
+    e2e,
+    baseUrl,
+    rng,
+    lastServed: new Map(),
+    servedBytes: new Map(),
+    fail,
+    writes,
+  };
   const tally: OracleTally = {
     steps: 0,
     interleaved: 0,
@@ -481,6 +508,7 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
       busy: undefined,
       pids: [session.pid],
       inTransaction: false,
+      transaction: 0,
       opsLeft: 0,
     });
   }
@@ -533,6 +561,7 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
     try {
       if (!writer.inTransaction) {
         await session.query("BEGIN");
+        writer.transaction = ++transactions;
         writer.inTransaction = true;
         writer.opsLeft = rng.int(1, 4);
       }
@@ -546,8 +575,10 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
       const commit = rng.next() < 0.85;
       await session.query(commit ? "COMMIT" : "ROLLBACK");
       writer.inTransaction = false;
-      if (commit) tally.commits++;
-      else tally.rollbacks++;
+      if (commit) {
+        tally.commits++;
+        committed.add(writer.transaction);
+      } else tally.rollbacks++;
     } catch (error) {
       noteAbort(error);
       await session.query("ROLLBACK");
@@ -585,13 +616,17 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
         ];
       }
     }
+    loading = ++transactions;
     try {
       await loadFixture(loaderDb, file, {
         copyThreshold: rng.next() < 0.5 ? 0 : 10_000,
       });
       tally.loads++;
+      committed.add(loading);
     } catch (error) {
       noteAbort(error);
+    } finally {
+      loading = undefined;
     }
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type NestMiddleware } from "@nestjs/common";
+import { Inject, Injectable } from "@nestjs/common";
 import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
@@ -49,8 +49,8 @@ function recordFixedHeaders(middleware: RequestHandler): ReadonlyArray<readonly 
 }
 
 /**
- * What every request goes through before it is routed, as one middleware (one Express layer and
- * one listener per request, not three of each):
+ * What every request goes through before it is routed, as one step of the request pass
+ * (request-pass.middleware.ts):
  * - the REQUEST_TIMEOUT_MS clock: a request still unanswered then gets 503 `unavailable` with
  *   Retry-After, rather than the load balancer's own timeout cutting the connection. It starts
  *   before the guards (rate limit, bearer token), which may wait on Redis or the database too; 503
@@ -64,7 +64,7 @@ function recordFixedHeaders(middleware: RequestHandler): ReadonlyArray<readonly 
  *   undeclared (chunked) body is never buffered, only discarded.
  */
 @Injectable()
-export class RequestHardeningMiddleware implements NestMiddleware {
+export class RequestHardening {
   private readonly headers = recordFixedHeaders(helmet({ contentSecurityPolicy: API_CONTENT_SECURITY_POLICY }));
   private readonly cors: RequestHandler | undefined;
 
@@ -84,14 +84,22 @@ export class RequestHardeningMiddleware implements NestMiddleware {
           });
   }
 
-  use(request: Request, response: Response, next: NextFunction): void {
-    const { requestTimeoutMs, retryAfterSeconds, bodyLimitBytes } = this.config;
+  /**
+   * Starts the request's REQUEST_TIMEOUT_MS clock; the caller clears it when the response closes
+   * (a response emits close once, after finish or when its connection goes first).
+   */
+  startClock(request: Request, response: Response): NodeJS.Timeout {
+    const { requestTimeoutMs, retryAfterSeconds } = this.config;
     const timer = setTimeout(() => {
       this.problems.respond(new RequestTimeoutException(requestTimeoutMs, retryAfterSeconds), request, response);
     }, requestTimeoutMs);
     timer.unref();
-    // A response emits close once, after finish or when its connection goes first.
-    response.on("close", () => clearTimeout(timer));
+    return timer;
+  }
+
+  /** Sets the fixed headers and checks the request: throws the problem of a bad one, else calls next. */
+  check(request: Request, response: Response, next: NextFunction): void {
+    const { bodyLimitBytes } = this.config;
     for (const [name, value] of this.headers) response.setHeader(name, value);
     const badHost = hostHeaderProblem(request);
     if (badHost !== undefined) {

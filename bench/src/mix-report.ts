@@ -1,0 +1,222 @@
+import { barChartSvg } from "./chart";
+import type { MixSettings } from "./mix";
+import type { MixDriveResult } from "./mix-client";
+import type { MixLoadReport } from "./mix-load";
+import type { RequestKind } from "./mix-workload";
+import type { WriterReport } from "./mix-writer";
+import { type Spread, spreadOf } from "./report";
+import { SERVER_NAMES, type ServerName } from "./servers";
+
+/** One server's measured round of the mix. */
+export interface MixRound extends MixDriveResult {
+  round: number;
+  /** CPU of the server process per response (ms). */
+  serverCpuMsPerRequest: number;
+  /** CPU of PostgreSQL's client backends serving it per response (ms), the writer's excluded. */
+  postgresCpuMsPerRequest: number;
+  /** Scans of access_tokens per response (PostgreSQL's statistics); null when the round did not settle. */
+  tokenLookupsPerRequest: number | null;
+  /** PostgreSQL transactions per response, the writer's excluded; null when the round did not settle. */
+  transactionsPerRequest: number | null;
+  /** Highest VmRSS sampled during the round (MB). */
+  rssPeakMb: number;
+  writes: WriterReport;
+  /** The api only: counters of /metrics that moved during the round (caches, tokens, statements, requests). */
+  apiMetrics?: Record<string, number>;
+  /** The api only: gauges of its caches at the end of the round (bytes held, budgets). */
+  apiCacheGauges?: Record<string, number>;
+  /** The api only: its list page cache over the round. */
+  pageCache?: { hits: number; misses: number; evictions: number; hitRate: number; hitsPerRequest: number };
+  /** The api only: statements it timed (db_query_duration_seconds) per response. */
+  statementsPerRequest?: number;
+}
+
+export interface MixServerReport {
+  rounds: MixRound[];
+  requestsPerSecond: Spread;
+  p50Ms: Spread;
+  p99Ms: Spread;
+  serverCpuMsPerRequest: Spread;
+  postgresCpuMsPerRequest: Spread;
+  tokenLookupsPerRequest: Spread | null;
+  transactionsPerRequest: Spread | null;
+  statementsPerRequest: Spread | null;
+  pageCacheHitRate: Spread | null;
+  bytesPerResponse: Spread;
+  /** Share of responses that were 304 (median over the rounds). */
+  notModifiedShare: Spread;
+  responses: number;
+  notModified: number;
+  failed: number;
+  /** VmHWM at the end of the run (MB): the process's peak, warm-up included. */
+  peakRssMb: number;
+}
+
+export interface MixReport {
+  startedAt: string;
+  finishedAt: string;
+  mode: "quick" | "full";
+  machine: { cpus: number; node: string; loadBefore: string; loadAfter: string; loadDuring: Spread };
+  settings: MixSettings;
+  workload: {
+    requestShares: Record<string, number>;
+    perPageShares: Record<string, number>;
+    largestTeam: { events: number; guides: number };
+    teamsUnder50Events: number;
+  };
+  data: MixLoadReport;
+  servers: Record<ServerName, MixServerReport>;
+  /** api / floor per round (adjacent windows of the same round), median and spread. */
+  ratios: { throughput: Spread; postgresCpuPerRequest: Spread; serverCpuPerRequest: Spread; p99: Spread };
+  summary: string;
+}
+
+const spreadOrNull = (values: Array<number | null | undefined>): Spread | null =>
+  values.every((v): v is number => typeof v === "number") && values.length > 0 ? spreadOf(values) : null;
+
+export function summarizeServer(rounds: MixRound[], peakRssMb: number): MixServerReport {
+  const of = (pick: (r: MixRound) => number) => spreadOf(rounds.map(pick));
+  const sum = (pick: (r: MixRound) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  return {
+    rounds,
+    requestsPerSecond: of((r) => r.requestsPerSecond),
+    p50Ms: of((r) => r.p50Ms),
+    p99Ms: of((r) => r.p99Ms),
+    serverCpuMsPerRequest: of((r) => r.serverCpuMsPerRequest),
+    postgresCpuMsPerRequest: of((r) => r.postgresCpuMsPerRequest),
+    tokenLookupsPerRequest: spreadOrNull(rounds.map((r) => r.tokenLookupsPerRequest)),
+    transactionsPerRequest: spreadOrNull(rounds.map((r) => r.transactionsPerRequest)),
+    statementsPerRequest: spreadOrNull(rounds.map((r) => r.statementsPerRequest)),
+    pageCacheHitRate: spreadOrNull(rounds.map((r) => r.pageCache?.hitRate)),
+    bytesPerResponse: of((r) => r.bytesPerResponse),
+    notModifiedShare: of((r) => (r.responses > 0 ? r.notModified / r.responses : 0)),
+    responses: sum((r) => r.responses),
+    notModified: sum((r) => r.notModified),
+    failed: sum((r) => r.failed),
+    peakRssMb,
+  };
+}
+
+const fmt = (value: number, digits = 0) =>
+  value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const range = (s: Spread | null, digits = 0, scale = 1) =>
+  s === null
+    ? "–"
+    : s.min === s.max
+      ? fmt(s.median * scale, digits)
+      : `${fmt(s.median * scale, digits)} (${fmt(s.min * scale, digits)}-${fmt(s.max * scale, digits)})`;
+
+/** The one line a run ends with: `mix: api/floor ..., pg-cpu api/floor ..., p99 api/floor ...`. */
+export function mixSummaryLine(report: MixReport): string {
+  const { api, floor, naive } = report.servers;
+  const { ratios } = report;
+  const x = (s: Spread) => `${fmt(s.median, 2)}x (${fmt(s.min, 2)}-${fmt(s.max, 2)})`;
+  return (
+    `mix: api/floor ${x(ratios.throughput)} req/s (api ${fmt(api.requestsPerSecond.median)}, floor ${fmt(floor.requestsPerSecond.median)}, naive ${fmt(naive.requestsPerSecond.median)}); ` +
+    `pg-cpu api/floor ${x(ratios.postgresCpuPerRequest)} per request (${fmt(api.postgresCpuMsPerRequest.median, 2)} / ${fmt(floor.postgresCpuMsPerRequest.median, 2)} ms); ` +
+    `p99 api/floor ${x(ratios.p99)} (${fmt(api.p99Ms.median)} / ${fmt(floor.p99Ms.median)} ms); ` +
+    `server-cpu api/floor ${x(ratios.serverCpuPerRequest)}; ` +
+    `page-cache hit rate ${range(api.pageCacheHitRate, 0, 100)}%; ` +
+    `token lookups/req api ${range(api.tokenLookupsPerRequest, 2)}, floor ${range(floor.tokenLookupsPerRequest, 2)}; ` +
+    `peak RSS MB api ${fmt(api.peakRssMb)}, floor ${fmt(floor.peakRssMb)}, naive ${fmt(naive.peakRssMb)}; ` +
+    `failed api/floor/naive ${api.failed}/${floor.failed}/${naive.failed}; ` +
+    `${report.settings.rounds} rounds x ${report.settings.seconds} s, load ${report.machine.loadBefore} -> ${report.machine.loadAfter}`
+  );
+}
+
+export function mixMarkdown(report: MixReport): string {
+  const { settings, data, machine } = report;
+  const lines = [
+    `${report.mode} mix, ${report.startedAt}; scale ${settings.scale} (${fmt(data.teams)} teams, ${fmt(data.users)} users and tokens, ` +
+      `${fmt(data.events)} events, ${fmt(data.guides)} guides; largest team ${fmt(report.workload.largestTeam.events)} events, ` +
+      `${fmt(report.workload.teamsUnder50Events)} teams under 50), loaded in ${fmt(data.seconds.total, 1)} s; seed ${settings.seed}; ` +
+      `${machine.cpus} CPUs, Node ${machine.node}; ${settings.connections} connections, ${settings.rounds} rounds of ${settings.seconds} s per server ` +
+      `(api, floor, naive in turn), ${settings.warmupSeconds} s warm-up, writer ${settings.writesPerSecond} statements/s, ${fmt(settings.compressedShare * 100)}% of users ask for gzip/br; pool ${settings.poolMax} per server; ` +
+      `load average before: ${machine.loadBefore}, during (1 min, min-max): ${fmt(machine.loadDuring.min, 1)}-${fmt(machine.loadDuring.max, 1)}, after: ${machine.loadAfter}.`,
+    "",
+    "Median over the rounds (min-max). CPU per response: the server process, and PostgreSQL's backends serving it.",
+    "",
+    "| | api | floor | naive |",
+    "|---|---:|---:|---:|",
+  ];
+  const row = (label: string, pick: (s: MixServerReport) => string) =>
+    lines.push(`| ${label} | ${SERVER_NAMES.map((name) => pick(report.servers[name])).join(" | ")} |`);
+  row("requests/s", (s) => range(s.requestsPerSecond));
+  row("p50 ms", (s) => range(s.p50Ms));
+  row("p99 ms", (s) => range(s.p99Ms));
+  row("server CPU ms/req", (s) => range(s.serverCpuMsPerRequest, 2));
+  row("PostgreSQL CPU ms/req", (s) => range(s.postgresCpuMsPerRequest, 2));
+  row("token lookups/req (access_tokens scans)", (s) => range(s.tokenLookupsPerRequest, 2));
+  row("PostgreSQL transactions/req", (s) => range(s.transactionsPerRequest, 2));
+  row("statements/req (api's db_query_duration_seconds)", (s) => range(s.statementsPerRequest, 2));
+  row("page-cache hit rate %", (s) => range(s.pageCacheHitRate, 0, 100));
+  row("304 share %", (s) => range(s.notModifiedShare, 0, 100));
+  row("bytes/response", (s) => range(s.bytesPerResponse));
+  row("peak RSS MB (VmHWM)", (s) => fmt(s.peakRssMb));
+  row("responses (all rounds)", (s) => fmt(s.responses));
+  row("failed (neither 2xx nor 304)", (s) => fmt(s.failed));
+  lines.push(
+    "",
+    "By kind of request (requests of the kind, all rounds; p50 / p99 ms, median over the rounds; a revalidation",
+    "with nothing to revalidate goes out as a first page):",
+    "",
+    "| kind | share of requests | p50 / p99 ms api | floor | naive |",
+    "|---|---:|---:|---:|---:|",
+  );
+  for (const kind of Object.keys(report.servers.api.rounds[0]?.byKind ?? {}) as RequestKind[]) {
+    const requests = report.servers.api.rounds.reduce((sum, r) => sum + r.byKind[kind].requests, 0);
+    const cell = (name: ServerName) => {
+      const rounds = report.servers[name].rounds;
+      return `${fmt(spreadOf(rounds.map((r) => r.byKind[kind].p50Ms)).median)} / ${fmt(spreadOf(rounds.map((r) => r.byKind[kind].p99Ms)).median)}`;
+    };
+    lines.push(
+      `| ${kind} | ${fmt((100 * requests) / Math.max(1, report.servers.api.responses))}% | ${cell("api")} | ${cell("floor")} | ${cell("naive")} |`,
+    );
+  }
+  const { ratios } = report;
+  lines.push(
+    "",
+    `api/floor per round, median (min-max): throughput ${range(ratios.throughput, 2)}, PostgreSQL CPU per request ${range(ratios.postgresCpuPerRequest, 2)}, ` +
+      `server CPU per request ${range(ratios.serverCpuPerRequest, 2)}, p99 ${range(ratios.p99, 2)}.`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Each figure of the api and the naive peer relative to the floor's in the same round (the floor
+ * is 1): bars are medians over the rounds, whiskers min-max; bars past 4x are cut at 4x and labelled.
+ */
+export function mixChart(report: MixReport): string {
+  const relative = (name: ServerName, pick: (r: MixRound) => number | null | undefined) => {
+    const values = report.servers[name].rounds.map((r, i) => {
+      const own = pick(r);
+      const floor = pick(report.servers.floor.rounds[i] as MixRound);
+      return typeof own === "number" && typeof floor === "number" && floor > 0 ? own / floor : Number.NaN;
+    });
+    return values.some(Number.isNaN) ? { median: 0, min: 0, max: 0 } : spreadOf(values);
+  };
+  const figures: Array<[string, (r: MixRound) => number | null | undefined]> = [
+    ["requests/s (higher is better)", (r) => r.requestsPerSecond],
+    ["p50 latency", (r) => r.p50Ms],
+    ["p99 latency", (r) => r.p99Ms],
+    ["server CPU per request", (r) => r.serverCpuMsPerRequest],
+    ["PostgreSQL CPU per request", (r) => r.postgresCpuMsPerRequest],
+    ["token lookups per request", (r) => r.tokenLookupsPerRequest],
+    ["PostgreSQL transactions per request", (r) => r.transactionsPerRequest],
+    ["bytes per response", (r) => r.bytesPerResponse],
+  ];
+  return barChartSvg(
+    `mix: api and naive peer relative to the floor (= 1), median and min-max of ${report.settings.rounds} rounds`,
+    "ratio to the floor in the same round",
+    [
+      { label: "api", color: "#1f77b4" },
+      { label: "floor", color: "#7f7f7f" },
+      { label: "naive", color: "#ff7f0e" },
+    ],
+    figures.map(([label, pick]) => ({
+      label,
+      bars: [relative("api", pick), { median: 1, min: 1, max: 1 }, relative("naive", pick)],
+    })),
+    { clampAt: 4 },
+  );
+}

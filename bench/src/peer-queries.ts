@@ -1,0 +1,112 @@
+import {
+  type AnyTeamList,
+  type ChangePosition,
+  ChangePositionExpiredError,
+  currentChangePosition,
+  type ListFilters,
+  type Queryable,
+  readChanges,
+} from "@community/db/lists";
+import type { ChangesEnvelope } from "@community/domain";
+
+/**
+ * What the floor and the naive peer share beyond the list statements: the filters of the query
+ * (contract 9.2) and the changes feed (9.3) with the api's statements. Both peers only have to be
+ * right on the benchmark's requests: errors are bare status codes, sync tokens are unsigned.
+ */
+
+/** The filters of a list request, and the same filters as a query suffix for Link targets; undefined when none. */
+export function parseFilters(
+  spec: AnyTeamList,
+  param: (name: string) => string | null,
+): { filters: ListFilters; suffix: string } | undefined {
+  const filters: { status?: string[]; from?: string; to?: string } = {};
+  let suffix = "";
+  const status = param("status");
+  if (status !== null) {
+    filters.status = status.split(",");
+    suffix += `&status=${encodeURIComponent(status)}`;
+  }
+  const from = param(spec.filters.window.from);
+  if (from !== null) {
+    filters.from = from;
+    suffix += `&${spec.filters.window.from}=${encodeURIComponent(from)}`;
+  }
+  const to = param(spec.filters.window.to);
+  if (to !== null) {
+    filters.to = to;
+    suffix += `&${spec.filters.window.to}=${encodeURIComponent(to)}`;
+  }
+  return suffix === "" ? undefined : { filters, suffix };
+}
+
+/** The api's statement (ListChangesService): the database clock and when the caller joined their team. */
+const MEMBERSHIP_SQL = `SELECT team_id, extract(epoch FROM team_since)::float8 AS team_since,
+       extract(epoch FROM now())::float8 AS now
+  FROM users WHERE id = $1`;
+
+/** The api's default retention of the change log (SYNC_RETENTION_DAYS). */
+const RETENTION_SECONDS = 7 * 86_400;
+
+interface SyncClaims {
+  list: string;
+  team: string;
+  issuedAt: number;
+  position: ChangePosition;
+}
+
+const encode = (claims: SyncClaims) => Buffer.from(JSON.stringify(claims)).toString("base64url");
+
+/**
+ * A changes request after the token lookup, with the api's statements in the api's order: the
+ * caller's membership, then the current position (no `since`) or one page of the feed.
+ */
+export async function changesResponse(
+  db: Queryable,
+  spec: AnyTeamList,
+  member: { user_id: string; team_id: string },
+  since: string | null,
+  perPage: number,
+): Promise<{ status: number; body: string }> {
+  let claims: SyncClaims | undefined;
+  if (since !== null) {
+    try {
+      claims = JSON.parse(Buffer.from(since, "base64url").toString()) as SyncClaims;
+    } catch {
+      return { status: 400, body: JSON.stringify({ status: 400 }) };
+    }
+  }
+  const { rows } = await db.query<{ team_id: string | null; team_since: number; now: number }>(MEMBERSHIP_SQL, [
+    member.user_id,
+  ]);
+  const membership = rows[0];
+  const gone = { status: 410, body: JSON.stringify({ status: 410 }) };
+  if (membership === undefined || membership.team_id !== member.team_id) return gone;
+  if (claims === undefined) {
+    const position = await currentChangePosition(db);
+    const next = encode({ list: spec.list, team: member.team_id, issuedAt: membership.now, position });
+    return { status: 200, body: envelope([], next, false) };
+  }
+  if (
+    claims.list !== spec.list ||
+    claims.team !== member.team_id ||
+    claims.issuedAt < membership.now - RETENTION_SECONDS ||
+    claims.issuedAt < membership.team_since
+  ) {
+    return gone;
+  }
+  try {
+    const read = await readChanges(db, spec, member.team_id, claims.position, perPage);
+    const issuedAt = read.hasMore ? claims.issuedAt : membership.now;
+    const next = encode({ list: spec.list, team: member.team_id, issuedAt, position: read.next });
+    return { status: 200, body: envelope(read.changes, next, read.hasMore) };
+  } catch (error) {
+    if (error instanceof ChangePositionExpiredError) return gone;
+    throw error;
+  }
+}
+
+function envelope(changes: ChangesEnvelope<unknown>["changes"], next: string, hasMore: boolean): string {
+  const value: ChangesEnvelope<unknown> = { changes, meta: { sync: { next, has_more: hasMore } } };
+  return JSON.stringify(value);
+}

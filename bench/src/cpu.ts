@@ -23,10 +23,44 @@ export interface CpuWindow {
   postgresMs: number;
 }
 
+/** Consecutive idle polls, this far apart (ms), that make the database quiet. */
+const QUIET_POLLS = 3;
+const QUIET_POLL_MS = 50;
+/** Longest wait for a quiet database before a window opens anyway. */
+const QUIET_TIMEOUT_MS = 120_000;
+
+/**
+ * Waits until no backend of the bench database but the monitor's runs a statement, seen
+ * QUIET_POLLS times in a row: a server whose turn ended still finishes the requests it had taken
+ * (the naive peer's deep OFFSET pages take seconds), and that work would otherwise fall into the
+ * next server's window, its PostgreSQL CPU and its throughput. Returns the ms waited.
+ */
+export async function waitForQuietDatabase(monitor: Pool, excludeApplications: string[] = []): Promise<number> {
+  const started = performance.now();
+  const sql =
+    "SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = current_database() " +
+    "AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'" +
+    // As the window counts them: a writer that runs beside the load (and autovacuum) is left out.
+    (excludeApplications.length === 0
+      ? ""
+      : " AND backend_type = 'client backend' AND NOT (application_name = ANY($1::text[]))");
+  let quiet = 0;
+  while (quiet < QUIET_POLLS && performance.now() - started < QUIET_TIMEOUT_MS) {
+    const { rows } = await monitor.query<{ busy: number }>(
+      sql,
+      excludeApplications.length === 0 ? [] : [excludeApplications],
+    );
+    quiet = rows[0]?.busy === 0 ? quiet + 1 : 0;
+    if (quiet < QUIET_POLLS) await new Promise((resolve) => setTimeout(resolve, QUIET_POLL_MS));
+  }
+  return performance.now() - started;
+}
+
 /**
  * Starts a CPU window for `serverPid` and the PostgreSQL backends connected to the bench
- * database (those of the servers' pools; the bench's own monitoring connection excluded). Only
- * the server under load is busy during a window, so the backends' CPU is that server's. A pool may
+ * database (those of the servers' pools; the bench's own monitoring connection excluded), once
+ * the database is quiet (waitForQuietDatabase). Only the server under load is then busy during
+ * the window, so the backends' CPU is that server's. A pool may
  * have closed its idle connections before the window (pg's default idle timeout is 10 s, shorter
  * than the other servers' turns) and open new ones during it: backends that appear by the end of
  * the window count with all their CPU, since they were born inside it.
@@ -38,6 +72,7 @@ export async function startCpuWindow(
 ): Promise<() => Promise<CpuWindow>> {
   // Excluding applications (a writer beside the load) also leaves out autovacuum: client backends only.
   const exclude = options.excludeApplications ?? [];
+  await waitForQuietDatabase(monitor, exclude);
   const sql =
     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()" +
     (exclude.length === 0 ? "" : " AND backend_type = 'client backend' AND NOT (application_name = ANY($1::text[]))");

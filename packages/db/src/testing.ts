@@ -100,6 +100,7 @@ export function createEmptyTestDatabase(prefix: string): Promise<TestDatabase> {
   return createNamedDatabase(prefix);
 }
 
+export { statusCountMismatches } from "./lists/status-count-truth";
 export {
   LockMonitor,
   SqlSession,

@@ -13,6 +13,14 @@ describe(SignedTokens.name, () => {
     expect(tokens.openCursor(cursor, { ...binding, filters: "" })).toBeUndefined();
   });
 
+  it("carries a position's ties flag under its MAC", () => {
+    const cursor = tokens.cursor({ ...position, ties: true }, binding);
+    expect(tokens.openCursor(cursor, binding)).toEqual({ ...position, ties: true });
+    const [, mac] = cursor.split(".") as [string, string];
+    const flipped = Buffer.from(JSON.stringify({ k: position.key, i: position.id })).toString("base64url");
+    expect(tokens.openCursor(`${flipped}.${mac}`, binding)).toBeUndefined();
+  });
+
   it("refuses altered, truncated and foreign cursors", () => {
     const cursor = tokens.cursor(position, binding);
     const [payload, mac] = cursor.split(".") as [string, string];

@@ -34,7 +34,7 @@ export class SignedTokens {
   constructor(private readonly secret: Buffer) {}
 
   cursor(position: KeysetPosition, binding: CursorBinding): string {
-    const payload = encode({ k: position.key, i: position.id });
+    const payload = encode({ k: position.key, i: position.id, ...(position.ties ? { t: 1 } : {}) });
     return `${payload}.${this.mac("cursor", bindingText(binding), payload)}`;
   }
 
@@ -42,8 +42,9 @@ export class SignedTokens {
   openCursor(cursor: string, binding: CursorBinding): KeysetPosition | undefined {
     const payload = this.verified(cursor, "cursor", bindingText(binding));
     if (payload === undefined) return undefined;
-    const { k, i } = payload as { k?: unknown; i?: unknown };
-    return typeof k === "string" && typeof i === "string" ? { key: k, id: i } : undefined;
+    const { k, i, t } = payload as { k?: unknown; i?: unknown; t?: unknown };
+    if (typeof k !== "string" || typeof i !== "string" || (t !== undefined && t !== 1)) return undefined;
+    return t === 1 ? { key: k, id: i, ties: true } : { key: k, id: i };
   }
 
   syncToken(claims: SyncTokenClaims): string {

@@ -1,4 +1,12 @@
-import { EVENTS_LIST, GUIDES_LIST, type Queryable, SEEK_MIN_OFFSET, TeamListReader } from "@community/db/lists";
+import {
+  EVENTS_LIST,
+  GUIDES_LIST,
+  type Queryable,
+  SEEK_MIN_OFFSET,
+  TeamListReader,
+  TeamListWalker,
+} from "@community/db/lists";
+import { statusCountMismatches } from "@community/db/testing";
 import type { FixtureEvent, FixtureFile, FixtureGuide } from "@community/domain";
 import { fixtureEvent, fixtureGuide } from "@community/domain/testing";
 import { loadFixture } from "@community/fixtures";
@@ -227,6 +235,99 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
     const small = await get(TOKEN.small).set("If-None-Match", big.headers.etag as string);
     expect(small.status).toBe(200);
     expect(small.headers.etag).not.toBe(big.headers.etag);
+  });
+
+  it("keeps each status's count through loads, status changes, moves, deletes, rollbacks and TRUNCATE; status totals read them", async () => {
+    const sql = e2e.database.pool;
+    const total = async (list: string, token: string, status: string) =>
+      (
+        await request(e2e.server)
+          .get(`/v1/me/community/team/${list}?status=${status}`)
+          .set("Authorization", `Bearer ${token}`)
+      ).headers["x-total-count"];
+    const counted = async (list: string, team: string, words: string[]) => {
+      const conditions = words.map((word) => (list === "events" ? EVENTS_LIST : GUIDES_LIST).filters.status[word]);
+      const { rows } = await sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${list} t WHERE t.team_id = $1 AND (${conditions.join(" OR ")})`,
+        [team],
+      );
+      return String(rows[0]?.n);
+    };
+    expect(await statusCountMismatches(sql)).toEqual([]);
+
+    // every status of events, by SQL and by the loader; guides published and back to drafts
+    const ids = (await expectedEventIds(BIG)).slice(0, 40);
+    await sql.query("UPDATE events SET canceled_at = scheduled_at WHERE id = ANY($1)", [ids.slice(0, 10)]);
+    await sql.query("UPDATE events SET live_at = scheduled_at WHERE id = ANY($1)", [ids.slice(5, 20)]);
+    await sql.query("UPDATE events SET live_at = scheduled_at, completed_at = scheduled_at WHERE id = ANY($1)", [
+      ids.slice(20, 25),
+    ]);
+    await loadFixture(e2e.database.prisma, {
+      ...empty,
+      events: [{ ...event(BIG, 30, instant(30)), canceled_at: instant(30) }],
+      guides: [
+        { ...guide(BIG, 10), published_at: instant(10) },
+        { ...guide(BIG, 11), published_at: null },
+      ],
+    });
+    await sql.query("UPDATE guides SET published_at = NULL WHERE team_id = $1 AND id LIKE '%5'", [BIG]);
+    // moved to the other team while canceled, a live one deleted, and a rollback that changes nothing
+    await sql.query("UPDATE events SET team_id = $2, slug = 'moved-canceled' WHERE id = $1", [ids[1], SMALL]);
+    await sql.query("DELETE FROM events WHERE id = $1", [ids[12]]);
+    const client = await sql.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("UPDATE events SET canceled_at = scheduled_at WHERE team_id = $1", [BIG]);
+      await client.query("ROLLBACK");
+    } finally {
+      client.release();
+    }
+    expect(await statusCountMismatches(sql)).toEqual([]);
+    for (const [list, status] of [
+      ["events", "canceled"],
+      ["events", "live,completed"],
+      ["events", "scheduled"],
+      ["guides", "draft"],
+      ["guides", "published"],
+    ] as const) {
+      for (const [team, token] of [
+        [BIG, TOKEN.big],
+        [SMALL, TOKEN.small],
+      ] as const) {
+        expect({ list, status, team, total: await total(list, token, status) }).toEqual({
+          list,
+          status,
+          team,
+          total: await counted(list, team, status.split(",")),
+        });
+      }
+    }
+    // a status alone is summed from the kept counts, with no count over the list
+    statements.length = 0;
+    const page = await new TeamListWalker(db, EVENTS_LIST).filteredPage(BIG, { status: ["canceled", "live"] }, 0, 5);
+    expect(page.total).toBe(Number(await counted("events", BIG, ["canceled", "live"])));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toContain("team_list_status_counts");
+    expect(statements[0]).not.toContain("count(*)");
+
+    // a TRUNCATE refilled and changed in the same transaction: the statuses are counted again
+    const truncating = await sql.connect();
+    try {
+      await truncating.query("BEGIN");
+      await truncating.query("CREATE TEMP TABLE kept_events ON COMMIT DROP AS SELECT * FROM events");
+      await truncating.query("TRUNCATE events");
+      await truncating.query("INSERT INTO events SELECT * FROM kept_events");
+      await truncating.query(
+        "UPDATE events SET canceled_at = NULL, live_at = NULL, completed_at = NULL WHERE id = $1",
+        [ids[2]],
+      );
+      await truncating.query("COMMIT");
+    } finally {
+      truncating.release();
+    }
+    expect(await statusCountMismatches(sql)).toEqual([]);
+    expect(await total("events", TOKEN.big, "canceled")).toBe(await counted("events", BIG, ["canceled"]));
+    await statsMatchCounts();
   });
 
   it("changes the ETag of the teams whose items embed an account that changed", async () => {

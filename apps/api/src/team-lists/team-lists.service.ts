@@ -135,7 +135,7 @@ export class TeamListsService {
         version,
         after === undefined ? 1 : 0,
         query.perPage,
-        JSON.stringify(["cursor", query.carried, after?.key ?? null, after?.id ?? null]),
+        JSON.stringify(["cursor", query.carried, after?.key ?? null, after?.id ?? null, after?.ties === true]),
       );
     const state = team.lists?.[spec.list];
     if (state !== undefined && state !== null) {

@@ -59,6 +59,11 @@ export interface ListFilters {
 export interface KeysetPosition {
   key: string;
   id: string;
+  /**
+   * The page that ended here was all one key, so many items of that key may come before `id`:
+   * the next page seeks past them rather than reading them (TeamListWalker.keysetPage).
+   */
+  ties?: boolean;
 }
 
 /** Any declared list, whatever its row and item types. */

@@ -2,7 +2,14 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isDeepStrictEqual } from "node:util";
 import { createDatabase } from "@community/db";
-import { LockMonitor, SqlSession, settledOrWaiting, sqlState, track } from "@community/db/testing";
+import {
+  LockMonitor,
+  SqlSession,
+  settledOrWaiting,
+  sqlState,
+  statusCountMismatches,
+  track,
+} from "@community/db/testing";
 import type { FixtureEvent, FixtureFile, FixtureGuide } from "@community/domain";
 import { fixtureEvent, fixtureGuide } from "@community/domain/testing";
 import { loadFixture } from "@community/fixtures";
@@ -11,12 +18,13 @@ import { countItems, expectedItems, getList, type ListName, type ListResponse, t
 
 /**
  * The oracle of the team lists under concurrent writes. Writers run overlapping transactions
- * (inserts, deletes, moves between teams, sort-key and id changes, account renames, TRUNCATE) and
+ * (inserts, deletes, moves between teams, sort-key, id and status changes, account renames, TRUNCATE) and
  * batch loads through the fixtures loader, while readers walk pages and revalidate through the
  * api. A scheduler drives them one step at a time from a seeded random stream; a step that waits
  * for a lock (pg_stat_activity) is left waiting and the others go on. At every quiet point (every
  * writer committed or rolled back) the api's pages must equal the plain offset query, totals must
- * equal count(*), a 304 must mean the same bytes, and no list version may ever have gone back.
+ * equal count(*) (and the kept count of each status its filter's count), a 304 must mean the same
+ * bytes, and no list version may ever have gone back.
  *
  * More readers join through `OracleReader`: a copy kept by the change feed, for instance, steps
  * among the others and is held against the same truth at every quiet point.
@@ -310,6 +318,7 @@ function writeOp(rng: Rng): Op {
     ["id", 8],
     ["id+team", 6],
     ["account", 10],
+    ["status", 10],
     ["truncate", 0.2],
   ] as const);
   switch (kind) {
@@ -360,6 +369,28 @@ function writeOp(rng: Rng): Op {
         text: `UPDATE ${list} SET id = $4 || md5(id), team_id = $5 WHERE id IN (${picked})`,
         values: [team, pickSeed, k, `${list.slice(0, 2)}_${rng.pick(["b", "n", "y"])}`, rng.pick(ORACLE_TEAMS).id],
       };
+    case "status": {
+      // Events to any status (derived from their data: contract 9.2), guides published or back to drafts.
+      if (list === "guides") {
+        return {
+          kind,
+          text: `UPDATE guides SET published_at = CASE WHEN published_at IS NULL THEN $4::timestamptz END WHERE id IN (${picked})`,
+          values: [team, pickSeed, k, instant(rng)],
+        };
+      }
+      const [live, completed, canceled] = rng.pick([
+        [false, false, false],
+        [true, false, false],
+        [true, true, false],
+        [rng.next() < 0.5, false, true],
+      ]);
+      return {
+        kind,
+        text: `UPDATE events SET live_at = CASE WHEN $4 THEN scheduled_at END, completed_at = CASE WHEN $5 THEN scheduled_at END,
+                      canceled_at = CASE WHEN $6 THEN scheduled_at END WHERE id IN (${picked})`,
+        values: [team, pickSeed, k, live, completed, canceled],
+      };
+    }
     case "account":
       return {
         kind,
@@ -707,8 +738,10 @@ export async function runOracle({ backend, e2e, seed, seconds, readers }: Oracle
   return tally;
 }
 
-/** Every team's kept counts equal its rows. */
+/** Every team's kept counts, of its lists and of each status, equal its rows. */
 async function checkCounts(e2e: E2eApp, fail: (message: string) => never): Promise<void> {
+  const statuses = await statusCountMismatches(e2e.database.pool);
+  if (statuses.length > 0) fail(`kept status counts differ from count(*): ${statuses.join("; ")}`);
   const { rows } = await e2e.database.pool.query<{ team: string; list: string; kept: number | null; counted: number }>(
     `SELECT t.id AS team, l.list, s.item_count::int AS kept,
             (CASE l.list WHEN 'events' THEN (SELECT count(*) FROM events e WHERE e.team_id = t.id)

@@ -12,6 +12,7 @@ import { CircuitBreaker } from "./circuit-breaker";
 import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
 import type { Queryable } from "./lists/team-list";
+import { PreparedStatements } from "./prepared-statements";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
 
@@ -47,6 +48,11 @@ export interface DatabaseOptions {
    * past it the primary answers the read and the replica's breaker opens at once.
    */
   readTimeoutMs?: number;
+  /**
+   * Whether the hot path's statements (`statements`) are sent as named, prepared statements
+   * (default true; see PreparedStatements for a pooler that cannot keep them).
+   */
+  preparedStatements?: boolean;
 }
 
 /** The replica's pool, when there is one. */
@@ -75,6 +81,8 @@ export interface Database {
    */
   reads: Queryable;
   replica: ReadReplica | undefined;
+  /** The primary's pool for the statements of every request (the token lookup): prepared once per connection. */
+  statements: PreparedStatements;
   close(): Promise<void>;
 }
 
@@ -127,6 +135,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     breaker,
     reads: replica ?? pool,
     replica,
+    statements: new PreparedStatements(pool, options.preparedStatements ?? true),
     observeQueries(observer) {
       observers.add(observer);
       return () => observers.delete(observer);

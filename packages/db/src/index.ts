@@ -4,5 +4,6 @@ export * from "./data-dir-lock";
 export * from "./embedded";
 export * from "./errors";
 export * from "./migrations";
+export * from "./prepared-statements";
 export * from "./secret-hash";
 export * from "./token-hash";

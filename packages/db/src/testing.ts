@@ -110,3 +110,8 @@ export {
   type Tracked,
   track,
 } from "./lock-waits";
+
+/** The SQL of a pool.query() call's first argument: a text, or pg's query config of a named statement. */
+export function statementText(query: unknown): string {
+  return typeof query === "object" && query !== null && "text" in query ? String(query.text) : String(query);
+}

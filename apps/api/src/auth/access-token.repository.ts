@@ -20,7 +20,7 @@ export class AccessTokenRepository {
     // An unknown token refused a moment ago costs no statement (see UnknownTokenCache for the bound).
     if (this.unknown.has(tokenHash)) return null;
     // One statement (one round trip) on the hot path of every request.
-    const row = await lookUpToken(this.database.pool, tokenHash, now);
+    const row = await lookUpToken(this.database.statements, tokenHash, now);
     // Only digests that match no token are remembered: a revoked or expired one can come back.
     if (row === undefined) this.unknown.add(tokenHash);
     return row === undefined || !row.valid

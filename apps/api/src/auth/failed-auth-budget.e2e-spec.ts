@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Database } from "@community/db";
+import { statementText } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
 import { CLIENT_ID, contractFixture, emptyFixture, TOKENS } from "@community/fixtures/testing";
 import Redis from "ioredis";
@@ -19,7 +20,7 @@ function countLookups(database: Database): { count: () => number; restore: () =>
   let lookups = 0;
   const query = database.pool.query.bind(database.pool);
   const spy = jest.spyOn(database.pool, "query").mockImplementation(((text: unknown, ...rest: unknown[]) => {
-    if (String(text).includes("FROM access_tokens")) lookups += 1;
+    if (statementText(text).includes("FROM access_tokens")) lookups += 1;
     return (query as (...args: unknown[]) => unknown)(text, ...rest);
   }) as typeof database.pool.query);
   return { count: () => lookups, restore: () => spy.mockRestore() };

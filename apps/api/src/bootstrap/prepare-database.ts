@@ -40,6 +40,7 @@ export function databaseLimits(config: AppConfig) {
     statementTimeoutMs: config.dbStatementTimeoutMs,
     lockTimeoutMs: config.dbLockTimeoutMs,
     readTimeoutMs: config.databaseReadTimeoutMs,
+    preparedStatements: config.databasePreparedStatements,
     breakerThreshold: config.dbBreakerThreshold,
     breakerProbeMs: config.dbBreakerProbeMs,
   };

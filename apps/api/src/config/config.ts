@@ -354,6 +354,7 @@ export const EnvSchema = z.object({
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
   DATABASE_READ_TIMEOUT_MS: integer("DATABASE_READ_TIMEOUT_MS", 50, 600_000, 1_000),
+  DATABASE_PREPARED_STATEMENTS: boolean("DATABASE_PREPARED_STATEMENTS", true),
   EMBEDDED_DATA_DIR: z
     .string()
     .optional()
@@ -435,6 +436,8 @@ export interface AppConfig {
   databaseReadUrl: string | undefined;
   /** Longest a list read waits for the replica (a connection and the query) before the primary serves it. */
   databaseReadTimeoutMs: number;
+  /** The token lookup as a named statement per connection (see PreparedStatements in @community/db). */
+  databasePreparedStatements: boolean;
   embeddedDataDir: string;
   embeddedSeedDemo: boolean;
   dbPoolMax: number;
@@ -647,6 +650,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     databaseUrl: e.DATABASE_URL,
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadTimeoutMs: e.DATABASE_READ_TIMEOUT_MS,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     embeddedDataDir: e.EMBEDDED_DATA_DIR,
     embeddedSeedDemo: e.EMBEDDED_SEED_DEMO,
     dbPoolMax: e.DB_POOL_MAX,

@@ -1,3 +1,4 @@
+import { statementText } from "@community/db/testing";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
@@ -54,7 +55,7 @@ describe.each(backends)("cursor pages, filtered pages and changes polls from mem
     const spies = [...new Set([e2e.database.pool, e2e.database.reads])].map((pool) => {
       const query = pool.query.bind(pool);
       return jest.spyOn(pool, "query").mockImplementation(((text: unknown, ...rest: unknown[]) => {
-        statements.push(String(text));
+        statements.push(statementText(text));
         return (query as (...args: unknown[]) => unknown)(text, ...rest);
       }) as typeof pool.query);
     });

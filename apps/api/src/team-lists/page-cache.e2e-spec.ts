@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { statementText } from "@community/db/testing";
 import type { Event, FixtureFile } from "@community/domain";
 import { loadFixture } from "@community/fixtures";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
@@ -84,7 +85,7 @@ describe("list page cache and content codings", () => {
     const statements: string[] = [];
     const query = e2e.database.pool.query.bind(e2e.database.pool);
     const spy = jest.spyOn(e2e.database.pool, "query").mockImplementation(((text: unknown, ...rest: unknown[]) => {
-      statements.push(String(text));
+      statements.push(statementText(text));
       return (query as (...args: unknown[]) => unknown)(text, ...rest);
     }) as typeof e2e.database.pool.query);
     try {

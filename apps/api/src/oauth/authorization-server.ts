@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { isDatabaseUnavailableError, verifySecret } from "@community/db";
 import { READ_SCOPE } from "@community/domain";
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
+import { GRANT_ID_CLAIM } from "../auth/jwt-access-token.verifier";
 import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
 import {
   type AuthorizationServerKeys,
@@ -174,6 +175,12 @@ export async function createAuthorizationServer(
         },
       },
     },
+    // The grant an access token was issued under, which the api checks on every request (it must
+    // still exist: revocation, sign-out and a reused code delete it), so that revoking a grant
+    // refuses its JWT access tokens at once instead of when they expire.
+    // Revoking a refresh token (RFC 7009) destroys its grant (the provider's revokeGrantPolicy),
+    // and so its access tokens, as section 2.1 asks.
+    extraTokenClaims: async (_ctx, token) => ("grantId" in token ? { [GRANT_ID_CLAIM]: token.grantId } : undefined),
     // Every client that may use refresh tokens gets one, without having to ask for offline_access.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     // The provider's default binds tokens issued without offline_access to the sign-in session, so

@@ -236,6 +236,7 @@ async function check(
     supervisor,
     workDir,
     replicas.map(({ name, port }) => ({ name, port })),
+    balancerPort,
   );
   await waitFor("HAProxy to see every replica up", async () => allUp(balancer, REPLICAS), 15_000);
   const base = `http://127.0.0.1:${balancer.port}`;

@@ -32,6 +32,10 @@ export async function signIn(
       headers,
       body: form === undefined ? undefined : new URLSearchParams(form).toString(),
       redirect: "manual",
+    }).catch((error: Error) => {
+      throw new Error(
+        `sign-in: ${url.origin}${url.pathname}: ${(error.cause as Error | undefined)?.message ?? error.message}`,
+      );
     });
     for (const cookie of response.headers.getSetCookie()) {
       const [pair = ""] = cookie.split(";");

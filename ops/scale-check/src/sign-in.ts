@@ -61,9 +61,10 @@ export async function signIn(
     const actions = [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((match) => match[1] ?? "");
     const login = actions.find((action) => action.endsWith("/login"));
     const confirm = actions.find((action) => action.endsWith("/confirm"));
-    if (login !== undefined) response = await send((url = new URL(login, origin)), credentials);
-    else if (confirm !== undefined) response = await send((url = new URL(confirm, origin)), {});
-    else throw new Error(`sign-in: unexpected answer ${response.status} at ${url.pathname}`);
+    const action = login ?? confirm;
+    if (action === undefined) throw new Error(`sign-in: unexpected answer ${response.status} at ${url.pathname}`);
+    url = new URL(action, origin);
+    response = await send(url, login !== undefined ? credentials : {});
   }
   throw new Error("sign-in: the flow did not come back to the client");
 }

@@ -210,11 +210,35 @@ export async function createAuthorizationServer(
   const provider = new ProviderClass(builtIn.issuer, configuration);
   // Host and scheme come from X-Forwarded-Host/-Proto, which PublicUrlMiddleware sets to PUBLIC_URL's.
   provider.proxy = true;
+  // A sign-out at the server revokes the grants of the session's clients. oidc-provider keeps the
+  // grants of tokens that do not expire with the session (expiresWithSession: false marks them
+  // persistsLogout), so their refresh tokens, and their access tokens, which the api checks against
+  // the grant per request, would outlive the sign-out. Awaited before the answer leaves.
+  provider.use(async (ctx, next) => {
+    await next();
+    const oidc = (ctx as { oidc?: SignOutContext }).oidc;
+    if (oidc?.route !== "end_session_confirm" || !oidc.params?.logout || oidc.session?.destroyed !== true) return;
+    for (const { grantId } of Object.values(oidc.session.authorizations ?? {})) {
+      if (typeof grantId !== "string") continue;
+      // One model at a time, the grant last, as the provider's own revocation does.
+      for (const model of [provider.AuthorizationCode, provider.RefreshToken, provider.AccessToken]) {
+        await model.revokeByGrantId(grantId);
+      }
+      await provider.Grant.adapter.destroy(grantId);
+    }
+  });
   // Client secrets are stored as scrypt hashes (never in clear), so they are compared by hashing.
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
     return this.clientSecret === undefined ? false : verifySecret(actual, this.clientSecret);
   };
   return provider;
+}
+
+/** What the sign-out middleware reads of the provider's request context (oidc-provider's own, untyped there). */
+interface SignOutContext {
+  route?: string;
+  params?: { logout?: unknown };
+  session?: { destroyed?: boolean; authorizations?: Record<string, { grantId?: unknown }> };
 }
 
 function ttlOf(oauth: OAuthConfig): NonNullable<Configuration["ttl"]> {

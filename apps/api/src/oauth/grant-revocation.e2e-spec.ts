@@ -18,10 +18,14 @@ interface Tokens {
   refresh: string;
 }
 
-async function signIn(e2e: OAuthE2eApp, client: ClientConfig): Promise<Tokens> {
+async function signIn(
+  e2e: OAuthE2eApp,
+  client: ClientConfig,
+  browser: OAuthBrowser = new OAuthBrowser(e2e.origin),
+): Promise<Tokens> {
   const oidc = await loadOpenIdClient();
   const { url, verifier } = await authorizationRequest(oidc, client);
-  const callback = await signInAndConsent(new OAuthBrowser(e2e.origin), url, RUNNER, e2e.origin);
+  const callback = await signInAndConsent(browser, url, RUNNER, e2e.origin);
   const tokens = await oidc.authorizationCodeGrant(client, callback, { pkceCodeVerifier: verifier });
   return { access: tokens.access_token, refresh: tokens.refresh_token ?? "" };
 }
@@ -50,7 +54,7 @@ async function revoke(e2e: OAuthE2eApp, refreshToken: string): Promise<number> {
  * The built-in server's access tokens are JWTs that carry their grant; every request checks on
  * the primary that the grant still exists and has not expired. So revoking a refresh token (RFC
  * 7009 section 2.1: the server SHOULD also invalidate the access tokens of the same grant), a
- * reused code and an expired grant each refuse the access token on the very next request, its
+ * sign-out at the server, a reused code and an expired grant each refuse the access token on the very next request, its
  * page hot in the cache.
  */
 describe.each(backends)("revocation of a built-in server's grant on %s", (backend) => {
@@ -75,6 +79,29 @@ describe.each(backends)("revocation of a built-in server's grant on %s", (backen
     expectProblem(await list(e2e.server, tokens.access), 401, "unauthorized");
     // Only that grant: another sign-in of the same user and client keeps working.
     expect((await list(e2e.server, other.access)).status).toBe(200);
+  });
+
+  it("refuses the access token on the very next request after the user signs out at the server", async () => {
+    const browser = new OAuthBrowser(e2e.origin);
+    const tokens = await signIn(e2e, client, browser);
+    expect(await warm(e2e.server, tokens.access)).toBe(200);
+    const page = await (await browser.fetch(`${e2e.issuer}/session/end`)).text();
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const action = new URL(/action="([^"]+\/session\/end\/confirm)"/.exec(page)?.[1] ?? "", e2e.origin);
+    const signedOut = await browser.fetch(action, { method: "POST", form: { xsrf, logout: "yes" } });
+    expect(signedOut.status).toBeLessThan(400);
+    expectProblem(await list(e2e.server, tokens.access), 401, "unauthorized");
+    // The refresh token of that sign-in is gone too (docs/auth.md: a sign-out revokes the grants).
+    const refresh = await fetch(`${e2e.issuer}/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        client_id: PUBLIC_CLIENT.clientId,
+        grant_type: "refresh_token",
+        refresh_token: tokens.refresh,
+      }),
+    });
+    expect([refresh.status, ((await refresh.json()) as { error?: string }).error]).toEqual([400, "invalid_grant"]);
   });
 
   it("refuses the access token on the very next request after its grant expires", async () => {

@@ -1,6 +1,7 @@
 /**
  * The check's own data, written as fixture files and loaded with the seed CLI (the same loader
- * as production data): one team, tokens for the load and for the rate-limit budget, and single
+ * as production data): one team, tokens for the load and for the rate-limit budget, a password and
+ * a public OAuth client for a sign-in at the built-in authorization server, and single
  * events for the replication probes. Shaped as in docs/api.md, section 8.
  */
 
@@ -29,6 +30,13 @@ function event(id: string, index: number, scheduledAt = new Date(Date.UTC(2026, 
   };
 }
 
+/** The user's sign-in at the built-in authorization server, and the public client it signs in to. */
+export const SCALE_CREDENTIALS = { username: USER_ID, password: "scale-check-password" } as const;
+export const SCALE_CLIENT = {
+  clientId: "scale-check-spa",
+  redirectUri: "http://client.scale-check.test/callback",
+} as const;
+
 const token = (value: string, revoked = false) => ({
   token: value,
   user_id: USER_ID,
@@ -56,7 +64,15 @@ export function teamFixture(loadTokens: string[], budgetToken: string) {
       },
     ],
     teams: [{ id: TEAM_ID, name: "Scale Check" }],
-    users: [{ id: USER_ID, name: "Scale Check User", team_id: TEAM_ID }],
+    users: [{ id: USER_ID, name: "Scale Check User", team_id: TEAM_ID, password: SCALE_CREDENTIALS.password }],
+    oauth_clients: [
+      {
+        client_id: SCALE_CLIENT.clientId,
+        name: "Scale check",
+        client_secret: null,
+        redirect_uris: [SCALE_CLIENT.redirectUri],
+      },
+    ],
     access_tokens: [...loadTokens, budgetToken].map((value) => token(value)),
     events: Array.from({ length: 12 }, (_, i) => event(`scale_event_${i + 1}`, i)),
     guides: Array.from({ length: 6 }, (_, i) => ({

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { freePort, type Service, type Supervisor, waitFor } from "./processes";
+import { type Service, type Supervisor, waitFor } from "./processes";
 import { tcpAnswers } from "./services";
 
 export interface Balancer {
@@ -64,8 +64,9 @@ export async function startHaproxy(
   supervisor: Supervisor,
   workDir: string,
   replicas: Array<{ name: string; port: number }>,
+  /** The port the replicas' PUBLIC_URL names (the built-in server's redirects lead there). */
+  port: number,
 ): Promise<Balancer> {
-  const port = await freePort();
   const statsSocket = path.join(workDir, "haproxy.sock");
   const configFile = path.join(workDir, "haproxy.cfg");
   writeFileSync(configFile, haproxyConfig(port, statsSocket, replicas));

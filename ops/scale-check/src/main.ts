@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "pg";
-import { probeFixture, revokedTokenFixture, teamFixture } from "./fixtures";
+import { probeFixture, revokedTokenFixture, SCALE_CLIENT, SCALE_CREDENTIALS, teamFixture } from "./fixtures";
 import { type Balancer, startHaproxy } from "./haproxy";
 import { burst, type Outcome, percentile, SteadyLoad, tally, type Window } from "./load";
 import {
@@ -29,6 +29,7 @@ import {
   startRedis,
   startReplica,
 } from "./services";
+import { revokeRefreshToken, signIn } from "./sign-in";
 
 const WORKSPACE_ROOT = path.resolve(__dirname, "../../..");
 const API_MAIN = path.join(WORKSPACE_ROOT, "apps/api/dist/main.js");
@@ -235,6 +236,7 @@ async function check(
     supervisor,
     workDir,
     replicas.map(({ name, port }) => ({ name, port })),
+    balancerPort,
   );
   await waitFor("HAProxy to see every replica up", async () => allUp(balancer, REPLICAS), 15_000);
   const base = `http://127.0.0.1:${balancer.port}`;
@@ -255,8 +257,12 @@ async function check(
 
   // 2. A revocation is seen by every replica on its very next request, even with the page hot in
   // each replica's page cache and a streaming replica behind the list reads.
+  // Twice: an opaque token revoked at the primary (seed CLI), and a grant of the built-in
+  // authorization server revoked through r1's revocation endpoint (RFC 7009).
   progress("revocation: a token served by r1 and r2, revoked, then asked for through r2 and r1 directly");
-  const revocation = await checkRevocation(replicas, path.join(workDir, "scale-revoked.json"), seedEnv);
+  const revocation =
+    (await checkRevocation(replicas, path.join(workDir, "scale-revoked.json"), seedEnv)) ??
+    (await checkGrantRevocation(replicas, base));
   if (revocation !== undefined) problems.push(`revocation: ${revocation}`);
 
   // 3. Steady load through the balancer for the rest of the check.
@@ -331,7 +337,7 @@ async function check(
   const seconds = (ms: number | undefined) => (ms === undefined ? "?" : (ms / 1000).toFixed(1));
   process.stdout.write(
     `scale: ${requests} requests, ${failed} failed, ${limited} rate-limited (budget ${BUDGET} shared by ${REPLICAS.length} replicas: ${budgetSpread.join("/")}), ` +
-      `revocation ${revocation === undefined ? "refused on the next request through r2 and r1" : "NOT seen"}, ` +
+      `revocation ${revocation === undefined ? "(an opaque token at the primary, an OAuth grant through r1) refused on the next request through r2 and r1" : "NOT seen"}, ` +
       `${steady.expected503} × 503 + Retry-After in a ${seconds(plan.outageMs)} s PgBouncer outage (recovered ${seconds(recoveredMs)} s after), ` +
       `${lagText}, drain: out of HAProxy ${seconds(outOfBalancerMs)} s / exited ${seconds(exitedMs)} s after SIGTERM, ${crashed.length} crashed` +
       (load.skipped > 0 ? `, ${load.skipped} not sent (too many in flight)` : "") +
@@ -367,6 +373,43 @@ async function checkRevocation(
   for (const api of [r2, r1]) {
     const after = await status(api);
     if (after !== 401) return `${api.name} answered ${after} on the first request after the revocation, expected 401`;
+  }
+  return undefined;
+}
+
+/**
+ * A user signs in at the built-in authorization server through the balancer (code flow with
+ * PKCE), reads a page with the JWT access token through r1 and r2 (twice each: the second from
+ * the page cache), then revokes the refresh token at r1's revocation endpoint. That destroys the
+ * grant, and the api checks the grant of a built-in token on the primary with every request: the
+ * very next request through r2, then through r1, must be refused. Undefined when it is.
+ */
+async function checkGrantRevocation(replicas: ApiReplica[], base: string): Promise<string | undefined> {
+  const [r1, r2] = replicas as [ApiReplica, ApiReplica];
+  let tokens: { accessToken: string; refreshToken: string };
+  try {
+    tokens = await signIn(base, SCALE_CLIENT, SCALE_CREDENTIALS);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const status = async (api: ApiReplica) =>
+    (
+      await fetch(`http://127.0.0.1:${api.port}/v1/me/community/team/events?per_page=5`, {
+        headers: { authorization: `Bearer ${tokens.accessToken}` },
+      })
+    ).status;
+  for (const api of [r1, r2, r1, r2]) {
+    const before = await status(api);
+    if (before !== 200)
+      return `${api.name} answered ${before} to an OAuth access token before the revocation, expected 200`;
+  }
+  const revoked = await revokeRefreshToken(`http://127.0.0.1:${r1.port}`, SCALE_CLIENT.clientId, tokens.refreshToken);
+  if (revoked !== 200) return `r1's revocation endpoint answered ${revoked}, expected 200`;
+  for (const api of [r2, r1]) {
+    const after = await status(api);
+    if (after !== 401) {
+      return `${api.name} answered ${after} to an OAuth access token on the first request after its grant was revoked through r1, expected 401`;
+    }
   }
   return undefined;
 }

@@ -9,8 +9,9 @@ import type { Member } from "./member";
 
 /**
  * passport-http-bearer: resolves an access token to its member. A JWT is verified against the
- * trusted issuers and its (issuer, `sub`) names the user; any other token is opaque, and only its SHA-256
- * digest is looked up. Either way one database query; the plaintext is neither stored nor logged.
+ * trusted issuers and its (issuer, `sub`) names the user, a built-in server's token also its grant,
+ * which must still exist; any other token is opaque, and only its SHA-256 digest is looked up.
+ * Either way one database query on the primary; the plaintext is neither stored nor logged.
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, "bearer") {
@@ -26,7 +27,10 @@ export class BearerStrategy extends PassportStrategy(Strategy, "bearer") {
     if (JwtAccessTokenVerifier.looksLikeJwt(token)) {
       const verified = await this.jwts.verify(token);
       if (verified === null) return false;
-      const user = await this.users.findById(verified.userId);
+      // The built-in server's grant is checked in the same statement: revoked (refresh token
+      // revoked, signed out, code reused) or expired, the token is refused on the next request.
+      const grantHash = verified.grantId === undefined ? undefined : hashToken(verified.grantId);
+      const user = await this.users.findMember(verified.userId, grantHash, new Date());
       if (user === null) return false;
       return { userId: user.id, teamId: user.teamId, clientId: verified.clientId, scopes: verified.scopes };
     }

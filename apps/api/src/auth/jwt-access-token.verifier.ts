@@ -13,7 +13,18 @@ export interface VerifiedAccessToken {
   subject: string;
   clientId: string;
   scopes: ReadonlySet<string>;
+  /**
+   * The built-in server's grant the token was issued under (its GRANT_ID_CLAIM), which must still
+   * exist when the token is used; undefined for an external issuer's token, which is not ours to revoke.
+   */
+  grantId: string | undefined;
 }
+
+/**
+ * The claim of the built-in server's access tokens that names their grant (oidc-provider's grant
+ * id; not a credential: it lets no one use or revoke the grant).
+ */
+export const GRANT_ID_CLAIM = "grant_id";
 
 interface TrustedIssuer {
   issuer: string;
@@ -23,6 +34,8 @@ interface TrustedIssuer {
   keys: JWTVerifyGetKey;
   /** The local user a subject of this issuer is (undefined: none). */
   localUser: (subject: string) => string | undefined;
+  /** The built-in server: its tokens must name their grant (GRANT_ID_CLAIM). */
+  builtIn: boolean;
 }
 
 /**
@@ -51,7 +64,8 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * and/or the external one of OAUTH_ISSUER. The issuer is chosen by the token's exact `iss`, then
  * the token must pass that issuer's keys, `aud`, `typ`, `exp`/`nbf`/`iat` (with OAUTH_CLOCK_SKEW_SECONDS),
  * live no longer than OAUTH_MAX_TOKEN_LIFETIME_SECONDS and carry `sub` and a client id. The user is
- * the pair (issuer, sub) mapped to a local user. Keys are cached in memory.
+ * the pair (issuer, sub) mapped to a local user; a token of the built-in server must also name its
+ * grant, whose existence the caller checks (BearerStrategy). Keys are cached in memory.
  */
 @Injectable()
 export class JwtAccessTokenVerifier {
@@ -112,7 +126,11 @@ export class JwtAccessTokenVerifier {
     if (typeof payload.sub !== "string" || clientId === undefined) return null;
     const userId = issuer.localUser(payload.sub);
     if (userId === undefined) return null;
-    return { userId, issuer: issuer.issuer, subject: payload.sub, clientId, scopes: scopesOf(payload) };
+    // A built-in token without its grant (issued before tokens carried it, at most an access token
+    // lifetime ago) could not be revoked: refused, as one of any unknown grant.
+    const grantId = issuer.builtIn ? firstString(payload[GRANT_ID_CLAIM]) : undefined;
+    if (issuer.builtIn && grantId === undefined) return null;
+    return { userId, issuer: issuer.issuer, subject: payload.sub, clientId, scopes: scopesOf(payload), grantId };
   }
 
   /**
@@ -134,7 +152,13 @@ export class JwtAccessTokenVerifier {
     if (builtIn !== undefined) {
       // The built-in server's subjects are the local users it signs in.
       const localUser = (subject: string) => subject;
-      issuers.set(builtIn.issuer, { ...builtIn, typ: "at+jwt", keys: this.builtInKeys.getKey, localUser });
+      issuers.set(builtIn.issuer, {
+        ...builtIn,
+        typ: "at+jwt",
+        keys: this.builtInKeys.getKey,
+        localUser,
+        builtIn: true,
+      });
     }
     if (external !== undefined) {
       const remote = new RemoteIssuerKeys({
@@ -153,6 +177,7 @@ export class JwtAccessTokenVerifier {
         // declared its subjects local user ids (OAUTH_EXTERNAL_SUBJECTS=local); alone, it is the
         // only issuer of the users table.
         localUser: external.subjects === "local" ? (subject: string) => subject : () => undefined,
+        builtIn: false,
       });
     }
     return issuers;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
+import { plantGrant } from "../oauth/testing/grants";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { oauthFixture } from "../testing/oauth-fixture";
@@ -17,12 +18,14 @@ describe("JWT access tokens of the built-in issuer", () => {
   let e2e: E2eApp;
   let jose: Awaited<ReturnType<typeof loadJose>>;
   let signingJwk: JWK;
+  let grantId: string;
 
   beforeAll(async () => {
     jose = await loadJose();
     e2e = await startE2eApp("postgres", oauthFixture(), { env: { PUBLIC_URL: ORIGIN } });
     const row = await e2e.database.prisma.oAuthKey.findFirstOrThrow({ where: { kind: "signing" } });
     signingJwk = row.material as JWK;
+    grantId = await plantGrant(e2e.database);
   }, 120_000);
 
   afterAll(async () => {
@@ -41,6 +44,7 @@ describe("JWT access tokens of the built-in issuer", () => {
       iat: now(),
       exp: now() + 600,
       jti: randomUUID(),
+      grant_id: grantId,
       ...overrides,
     };
   }
@@ -127,6 +131,22 @@ describe("JWT access tokens of the built-in issuer", () => {
     await expectInvalid(await sign(claims(), {}, stranger));
     // The same foreign key under the issuer's real kid fails on the signature.
     await expectInvalid(await sign(claims(), {}, { ...stranger, kid: signingJwk.kid }));
+  });
+
+  it("refuses a token without its grant (grant_id), or of a grant that does not exist", async () => {
+    await expectInvalid(await sign(claims({ grant_id: undefined })));
+    await expectInvalid(await sign(claims({ grant_id: 42 })));
+    await expectInvalid(await sign(claims({ grant_id: randomUUID() })));
+  });
+
+  it("refuses a token of a grant that expired", async () => {
+    const expiring = await plantGrant(e2e.database);
+    expect((await call(await sign(claims({ grant_id: expiring })))).status).toBe(200);
+    await e2e.database.prisma.oAuthPayload.updateMany({
+      where: { model: "Grant", grantId: expiring },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    await expectInvalid(await sign(claims({ grant_id: expiring })));
   });
 
   it("answers a valid token without community:read with 403 insufficient_scope naming the scope", async () => {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { isDatabaseUnavailableError, verifySecret } from "@community/db";
 import { READ_SCOPE } from "@community/domain";
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
+import { GRANT_ID_CLAIM } from "../auth/jwt-access-token.verifier";
 import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
 import {
   type AuthorizationServerKeys,
@@ -174,6 +175,12 @@ export async function createAuthorizationServer(
         },
       },
     },
+    // The grant an access token was issued under, which the api checks on every request (it must
+    // still exist: revocation, sign-out and a reused code delete it), so that revoking a grant
+    // refuses its JWT access tokens at once instead of when they expire.
+    // Revoking a refresh token (RFC 7009) destroys its grant (the provider's revokeGrantPolicy),
+    // and so its access tokens, as section 2.1 asks.
+    extraTokenClaims: async (_ctx, token) => ("grantId" in token ? { [GRANT_ID_CLAIM]: token.grantId } : undefined),
     // Every client that may use refresh tokens gets one, without having to ask for offline_access.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     // The provider's default binds tokens issued without offline_access to the sign-in session, so
@@ -203,11 +210,35 @@ export async function createAuthorizationServer(
   const provider = new ProviderClass(builtIn.issuer, configuration);
   // Host and scheme come from X-Forwarded-Host/-Proto, which PublicUrlMiddleware sets to PUBLIC_URL's.
   provider.proxy = true;
+  // A sign-out at the server revokes the grants of the session's clients. oidc-provider keeps the
+  // grants of tokens that do not expire with the session (expiresWithSession: false marks them
+  // persistsLogout), so their refresh tokens, and their access tokens, which the api checks against
+  // the grant per request, would outlive the sign-out. Awaited before the answer leaves.
+  provider.use(async (ctx, next) => {
+    await next();
+    const oidc = (ctx as { oidc?: SignOutContext }).oidc;
+    if (oidc?.route !== "end_session_confirm" || !oidc.params?.logout || oidc.session?.destroyed !== true) return;
+    for (const { grantId } of Object.values(oidc.session.authorizations ?? {})) {
+      if (typeof grantId !== "string") continue;
+      // One model at a time, the grant last, as the provider's own revocation does.
+      for (const model of [provider.AuthorizationCode, provider.RefreshToken, provider.AccessToken]) {
+        await model.revokeByGrantId(grantId);
+      }
+      await provider.Grant.adapter.destroy(grantId);
+    }
+  });
   // Client secrets are stored as scrypt hashes (never in clear), so they are compared by hashing.
   provider.Client.prototype.compareClientSecret = function compareHashed(this: { clientSecret?: string }, actual) {
     return this.clientSecret === undefined ? false : verifySecret(actual, this.clientSecret);
   };
   return provider;
+}
+
+/** What the sign-out middleware reads of the provider's request context (oidc-provider's own, untyped there). */
+interface SignOutContext {
+  route?: string;
+  params?: { logout?: unknown };
+  session?: { destroyed?: boolean; authorizations?: Record<string, { grantId?: unknown }> };
 }
 
 function ttlOf(oauth: OAuthConfig): NonNullable<Configuration["ttl"]> {

@@ -6,6 +6,7 @@ import type { Backend } from "../testing/e2e-app";
 import { reportFault } from "../testing/fault-report";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { AuthorizationServer } from "./authorization-server";
+import { plantGrant } from "./testing/grants";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 
 const backends: Backend[] = ["postgres", "embedded"];
@@ -42,6 +43,8 @@ describe.each(backends)("a retired signing key on a running api (%s)", (backend)
       client_id: PUBLIC_CLIENT.clientId,
       scope: "community:read",
       jti: randomUUID(),
+      // A grant that exists: the key alone decides.
+      grant_id: await plantGrant(e2e.database),
     })
       .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: jwk.kid })
       .setIssuer(e2e.issuer)

@@ -8,6 +8,7 @@ import { type Backend, testConfig } from "../testing/e2e-app";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
 import { AuthorizationServer } from "./authorization-server";
 import { rotateKeys } from "./rotate-keys";
+import { plantGrant } from "./testing/grants";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
@@ -94,7 +95,9 @@ describe.each(backends)("authorization server secrets at rest on %s", (backend) 
     expect(row.material).not.toHaveProperty("sealed");
     const jose = await loadJose();
     const now = Math.floor(Date.now() / 1000);
-    const forged = await new jose.SignJWT({ sub: RUNNER.username, client_id: "x", scope: "community:read" })
+    // Of a grant that exists: the key alone decides.
+    const grant_id = await plantGrant(e2e.database);
+    const forged = await new jose.SignJWT({ sub: RUNNER.username, client_id: "x", scope: "community:read", grant_id })
       .setProtectedHeader({ alg: "ES256", typ: "at+jwt", kid: "planted" })
       .setIssuer(e2e.issuer)
       .setAudience(e2e.origin)

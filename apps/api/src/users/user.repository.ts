@@ -7,9 +7,24 @@ import { DATABASE } from "../database/database.tokens";
 export class UserRepository {
   constructor(@Inject(DATABASE) private readonly database: Database) {}
 
-  /** The user named by a JWT's `sub`, with the team it belongs to. */
-  findById(userId: string): Promise<{ id: string; teamId: string | null } | null> {
-    return this.database.prisma.user.findUnique({ where: { id: userId }, select: { id: true, teamId: true } });
+  /**
+   * The user named by a JWT's `sub`, with the team it belongs to; for a token of the built-in
+   * server (`grantHash`: the SHA-256 of its grant id, as oauth_payloads stores it), only while that
+   * grant exists and has not expired at `now`. One statement on the primary: the user's and the
+   * grant's primary keys.
+   */
+  async findMember(
+    userId: string,
+    grantHash: string | undefined,
+    now: Date,
+  ): Promise<{ id: string; teamId: string | null } | null> {
+    const { rows } = await this.database.pool.query<{ id: string; team_id: string | null }>(MEMBER_SQL, [
+      userId,
+      grantHash ?? null,
+      now,
+    ]);
+    const row = rows[0];
+    return row === undefined ? null : { id: row.id, teamId: row.team_id };
   }
 
   /** The user's display name, for the consent page and the `name` claim. */
@@ -23,3 +38,10 @@ export class UserRepository {
     return user?.passwordHash ?? null;
   }
 }
+
+/** $1 user id, $2 grant digest (null: no grant to check), $3 now. */
+const MEMBER_SQL = `SELECT u.id, u.team_id FROM users u
+ WHERE u.id = $1
+   AND ($2::text IS NULL OR EXISTS (
+         SELECT 1 FROM oauth_payloads g
+          WHERE g.model = 'Grant' AND g.id = $2 AND (g.expires_at IS NULL OR g.expires_at > $3)))`;

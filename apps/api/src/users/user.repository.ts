@@ -10,7 +10,7 @@ export class UserRepository {
   /**
    * The user named by a JWT's `sub`, with the team it belongs to; for a token of the built-in
    * server (`grantHash`: the SHA-256 of its grant id, as oauth_payloads stores it), only while that
-   * grant exists and has not expired at `now`. One statement on the primary: the user's and the
+   * grant exists and has not expired at `now`. One (prepared) statement on the primary: the user's and the
    * grant's primary keys.
    */
   async findMember(
@@ -18,7 +18,7 @@ export class UserRepository {
     grantHash: string | undefined,
     now: Date,
   ): Promise<{ id: string; teamId: string | null } | null> {
-    const { rows } = await this.database.pool.query<{ id: string; team_id: string | null }>(MEMBER_SQL, [
+    const { rows } = await this.database.statements.query<{ id: string; team_id: string | null }>(MEMBER_SQL, [
       userId,
       grantHash ?? null,
       now,

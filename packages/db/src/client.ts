@@ -53,6 +53,8 @@ export interface DatabaseOptions {
    * (default true; see PreparedStatements for a pooler that cannot keep them).
    */
   preparedStatements?: boolean;
+  /** Told once if the server connections refused named statements and they were turned off. */
+  onStatementsUnnamed?: (error: Error) => void;
 }
 
 /** The replica's pool, when there is one. */
@@ -135,7 +137,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     breaker,
     reads: replica ?? pool,
     replica,
-    statements: new PreparedStatements(pool, options.preparedStatements ?? true),
+    statements: new PreparedStatements(pool, options.preparedStatements ?? true, options.onStatementsUnnamed),
     observeQueries(observer) {
       observers.add(observer);
       return () => observers.delete(observer);

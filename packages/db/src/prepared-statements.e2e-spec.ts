@@ -38,7 +38,8 @@ describe("PreparedStatements on a real PostgreSQL", () => {
   });
 
   it("sends the query again unnamed, and names nothing more, when the connection lost its statement (a pooler that switched server connections)", async () => {
-    const statements = new PreparedStatements(pool);
+    const refusals: Error[] = [];
+    const statements = new PreparedStatements(pool, true, (error) => refusals.push(error));
     await statements.query(SQL, [1]);
     // The server forgets the statement that the client believes it holds, as when a transaction
     // pooler hands the client's next query to another server connection.
@@ -48,6 +49,7 @@ describe("PreparedStatements on a real PostgreSQL", () => {
     expect(statements.active).toBe(false);
     await statements.query(SQL, [2]);
     expect((await pool.query<{ held: number }>(HELD_SQL)).rows[0]?.held).toBe(0);
+    expect(refusals.map((error) => (error as { code?: string }).code)).toEqual(["26000"]);
   });
 
   it("sends the query again unnamed when the server connection already holds that name (another client prepared it there)", async () => {

@@ -23,6 +23,8 @@ export class PreparedStatements {
   constructor(
     private readonly pool: Pool,
     enabled = true,
+    /** Told once, when a refusal turned naming off (the api logs it). */
+    private readonly onTurnedOff?: (error: Error) => void,
   ) {
     this.naming = enabled;
   }
@@ -38,7 +40,10 @@ export class PreparedStatements {
       return await this.pool.query<Row>({ name: this.nameOf(text), text, values });
     } catch (error) {
       if (!STATEMENT_NOT_HELD.has(String((error as { code?: unknown }).code))) throw error;
-      this.naming = false;
+      if (this.naming) {
+        this.naming = false;
+        this.onTurnedOff?.(error as Error);
+      }
       return this.pool.query<Row>(text, values);
     }
   }

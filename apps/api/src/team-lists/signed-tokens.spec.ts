@@ -25,6 +25,19 @@ describe(SignedTokens.name, () => {
     expect(tokens.openCursor(elsewhere.cursor(position, binding), binding)).toBeUndefined();
   });
 
+  it("gives each team its own tag, the same from one call to the next and beyond the tags it keeps", () => {
+    const fresh = () => new SignedTokens(Buffer.from("a-secret-of-at-least-thirty-two-characters"));
+    const expected = new Map<string, string>();
+    for (let i = 0; i < 10_000; i++) expected.set(`team_${i}`, fresh().teamTag(`team_${i}`));
+    expect(new Set(expected.values()).size).toBe(expected.size);
+    // Twice over more teams than are kept, in an order that revisits recent ones.
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < 10_000; i++) {
+        const team = `team_${(i * 7919) % 10_000}`;
+        expect(tokens.teamTag(team)).toBe(expected.get(team));
+      }
+  });
+
   it("opens a sync token it signed, with its claims, and refuses an altered one", () => {
     const claims = { list: "events", team: tokens.teamTag("team_a"), issuedAt: 1_700_000_000.5, position: { x: 1 } };
     const token = tokens.syncToken(claims);

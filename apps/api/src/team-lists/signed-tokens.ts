@@ -3,6 +3,8 @@ import type { KeysetPosition } from "@community/db/lists";
 
 /** Bytes of HMAC-SHA256 kept: 128 bits make a forgery as likely as guessing a random key. */
 const MAC_BYTES = 16;
+/** How many teams' tags SignedTokens keeps. */
+const TEAM_TAGS_KEPT = 4_096;
 
 /** What a sync token carries besides its position: the list, the team (as a tag) and when it was issued. */
 export interface SyncTokenClaims {
@@ -24,6 +26,9 @@ export interface SyncTokenClaims {
  * from a forged one (410 against 400).
  */
 export class SignedTokens {
+  /** teamTag() of the teams seen lately: every changes poll needs its team's, and few teams are busy. */
+  private readonly teamTags = new Map<string, string>();
+
   constructor(private readonly secret: Buffer) {}
 
   cursor(position: KeysetPosition, binding: CursorBinding): string {
@@ -55,7 +60,14 @@ export class SignedTokens {
 
   /** A keyed tag of a team id: a token names its team without showing the id. */
   teamTag(teamId: string): string {
-    return this.mac("team", "", teamId);
+    let tag = this.teamTags.get(teamId);
+    if (tag === undefined) {
+      tag = this.mac("team", "", teamId);
+      // Bounded (about 0.5 MB): when full, the tags are made again as teams come back.
+      if (this.teamTags.size >= TEAM_TAGS_KEPT) this.teamTags.clear();
+      this.teamTags.set(teamId, tag);
+    }
+    return tag;
   }
 
   private mac(purpose: string, binding: string, payload: string): string {

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 import type { KeysetPosition } from "@community/db/lists";
 
 /** Bytes of HMAC-SHA256 kept: 128 bits make a forgery as likely as guessing a random key. */
@@ -29,7 +29,12 @@ export class SignedTokens {
   /** teamTag() of the teams seen lately: every changes poll needs its team's, and few teams are busy. */
   private readonly teamTags = new Map<string, string>();
 
-  constructor(private readonly secret: Buffer) {}
+  /** The secret as a key object made once: createHmac with raw bytes imports them anew on every call (5x its cost on Node 24). */
+  private readonly key: KeyObject;
+
+  constructor(secret: Buffer) {
+    this.key = createSecretKey(secret);
+  }
 
   cursor(position: KeysetPosition, binding: CursorBinding): string {
     const payload = encode({ k: position.key, i: position.id });
@@ -71,7 +76,7 @@ export class SignedTokens {
   }
 
   private mac(purpose: string, binding: string, payload: string): string {
-    return createHmac("sha256", this.secret)
+    return createHmac("sha256", this.key)
       .update(`${purpose}\n${binding}\n${payload}`)
       .digest()
       .subarray(0, MAC_BYTES)

@@ -80,7 +80,10 @@ export async function startServer(
   options: { databaseUrl: string; poolMax: number; nodeArgs?: string[]; env?: Record<string, string> },
 ): Promise<RunningServer> {
   const port = await freePort();
-  const script = path.join(REPO_ROOT, SCRIPTS[name]);
+  // For profiling and before/after comparisons (bench/README.md, "Settings"): another build of a
+  // server in a server's slot, and node flags of its own (e.g. --cpu-prof).
+  const script = process.env[`BENCH_SCRIPT_${name.toUpperCase()}`] ?? path.join(REPO_ROOT, SCRIPTS[name]);
+  const extraArgs = (process.env[`BENCH_NODE_ARGS_${name.toUpperCase()}`] ?? "").split(" ").filter((a) => a !== "");
   // The server's output goes to a file, not through a pipe into this process: reading a log line
   // per request here would take CPU from the load generator in the api's runs only.
   const logFile = path.join(mkdtempSync(path.join(tmpdir(), `bench-${name}-`)), "output.log");
@@ -88,7 +91,7 @@ export async function startServer(
   const output = () => readFileSync(logFile, "utf8").slice(-20_000);
   // Every server runs with the image's node flags (heap budget and all), so none gets a different V8.
   const flags = imageNodeFlags();
-  const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), script], {
+  const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...extraArgs, script], {
     cwd: REPO_ROOT,
     env: {
       // The limiter stays on, with a budget the load cannot exhaust (it measures throughput, not

@@ -1,3 +1,4 @@
+import currencyCodes from "currency-codes";
 import { isCurrencyCode, minorUnitDigits, priceFromMinorUnits, UnknownCurrencyError } from "./currency";
 
 describe("minorUnitDigits", () => {
@@ -13,7 +14,14 @@ describe("minorUnitDigits", () => {
     expect(minorUnitDigits(code)).toBe(digits);
   });
 
-  it.each(["usd", "XYZ", "US", "USDD", "", "€"])("rejects %j as unknown", (code) => {
+  it("agrees with currency-codes on every code it lists", () => {
+    for (const code of currencyCodes.codes()) {
+      expect(isCurrencyCode(code)).toBe(true);
+      expect(minorUnitDigits(code)).toBe(currencyCodes.code(code)?.digits);
+    }
+  });
+
+  it.each(["usd", "XYZ", "US", "USDD", "", "€", "__proto__", "constructor"])("rejects %j as unknown", (code) => {
     expect(() => minorUnitDigits(code)).toThrow(UnknownCurrencyError);
     expect(isCurrencyCode(code)).toBe(false);
   });

@@ -8,18 +8,29 @@ export class UnknownCurrencyError extends Error {
   }
 }
 
+/**
+ * Minor-unit digits by code, read once from currency-codes: its `code()` is a linear search over
+ * the whole list, and every item of every page has a price.
+ */
+const MINOR_UNIT_DIGITS: ReadonlyMap<string, number> = new Map(
+  currencyCodes
+    .codes()
+    .filter((code) => /^[A-Z]{3}$/.test(code))
+    .map((code) => [code, currencyCodes.code(code)?.digits ?? 0]),
+);
+
 /** True for an upper-case ISO 4217 alphabetic code of a currency in the current list. */
 export function isCurrencyCode(code: string): code is CurrencyCode {
-  return /^[A-Z]{3}$/.test(code) && currencyCodes.code(code) !== undefined;
+  return MINOR_UNIT_DIGITS.has(code);
 }
 
 /** ISO 4217 minor-unit digits: USD 2, JPY 0, BHD 3. */
 export function minorUnitDigits(code: CurrencyCode): number {
-  const entry = isCurrencyCode(code) ? currencyCodes.code(code) : undefined;
-  if (entry === undefined) {
+  const digits = MINOR_UNIT_DIGITS.get(code);
+  if (digits === undefined) {
     throw new UnknownCurrencyError(code);
   }
-  return entry.digits;
+  return digits;
 }
 
 /**

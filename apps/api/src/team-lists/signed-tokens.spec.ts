@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { SignedTokens } from "./signed-tokens";
 
 describe(SignedTokens.name, () => {
@@ -31,6 +32,31 @@ describe(SignedTokens.name, () => {
     expect(tokens.openCursor(`${payload}.`, binding)).toBeUndefined();
     const elsewhere = new SignedTokens(Buffer.from("another-secret-of-thirty-two-characters!"));
     expect(tokens.openCursor(elsewhere.cursor(position, binding), binding)).toBeUndefined();
+  });
+
+  it("signs with HMAC-SHA256 of the secret's bytes, so that tokens issued before a restart still open", () => {
+    const secret = Buffer.from("a-secret-of-at-least-thirty-two-characters");
+    const mac = (text: string) =>
+      createHmac("sha256", secret).update(text).digest().subarray(0, 16).toString("base64url");
+    expect(tokens.teamTag("team_a")).toBe(mac("team\n\nteam_a"));
+    const cursor = tokens.cursor(position, binding);
+    const payload = cursor.slice(0, cursor.indexOf("."));
+    expect(cursor).toBe(
+      `${payload}.${mac(`cursor\n${JSON.stringify(["events", "team_a", "&status=live"])}\n${payload}`)}`,
+    );
+  });
+
+  it("gives each team its own tag, the same from one call to the next and beyond the tags it keeps", () => {
+    const fresh = () => new SignedTokens(Buffer.from("a-secret-of-at-least-thirty-two-characters"));
+    const expected = new Map<string, string>();
+    for (let i = 0; i < 10_000; i++) expected.set(`team_${i}`, fresh().teamTag(`team_${i}`));
+    expect(new Set(expected.values()).size).toBe(expected.size);
+    // Twice over more teams than are kept, in an order that revisits recent ones.
+    for (let round = 0; round < 2; round++)
+      for (let i = 0; i < 10_000; i++) {
+        const team = `team_${(i * 7919) % 10_000}`;
+        expect(tokens.teamTag(team)).toBe(expected.get(team));
+      }
   });
 
   it("opens a sync token it signed, with its claims, and refuses an altered one", () => {

@@ -8,7 +8,7 @@ const row = (overrides: Partial<EventRow> = {}): EventRow => ({
   description: null,
   cover_url: null,
   duration_seconds: 3600,
-  scheduled_at: new Date("2026-03-01T18:30:00Z"),
+  scheduled_at: "2026-03-01 18:30:00",
   live_at: null,
   completed_at: null,
   canceled_at: null,
@@ -35,16 +35,22 @@ describe(toEvent.name, () => {
   it("writes every timestamp in UTC with second precision", () => {
     const event = toEvent(
       row({
-        scheduled_at: new Date("2026-03-01T20:30:00.999+02:00"),
-        live_at: new Date("2026-03-01T18:31:00.5Z"),
-        completed_at: new Date(Date.UTC(2026, 2, 1, 19, 0, 0)),
-        canceled_at: new Date("2026-12-31T23:59:59Z"),
+        scheduled_at: "2026-03-01 18:30:00.999",
+        live_at: "2026-03-01 18:31:00.5",
+        completed_at: "2026-03-01 19:00:00",
+        canceled_at: "2026-12-31 23:59:59",
       }),
     );
     expect(event.scheduled_at).toBe("2026-03-01T18:30:00Z");
     expect(event.live_at).toBe("2026-03-01T18:31:00Z");
     expect(event.completed_at).toBe("2026-03-01T19:00:00Z");
     expect(event.canceled_at).toBe("2026-12-31T23:59:59Z");
+  });
+
+  it("refuses what the contract's format cannot express, as formatTimestamp does", () => {
+    expect(toEvent(row({ scheduled_at: "0001-01-01 00:00:00 BC" })).scheduled_at).toBe("0000-01-01T00:00:00Z");
+    for (const text of ["10000-01-01 00:00:00", "0002-01-01 00:00:00 BC", "infinity", "2026-03-01T18:30:00Z"])
+      expect(() => toEvent(row({ scheduled_at: text }))).toThrow(RangeError);
   });
 
   it.each([

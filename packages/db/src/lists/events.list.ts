@@ -1,5 +1,14 @@
-import { type Event, formatNullableTimestamp, formatTimestamp } from "@community/domain";
-import { ACCOUNT_COLUMNS, type AccountColumns, type PriceColumns, toAccount, toPrice } from "./item-columns";
+import type { Event } from "@community/domain";
+import {
+  ACCOUNT_COLUMNS,
+  type AccountColumns,
+  fromNullableUtcText,
+  fromUtcText,
+  type PriceColumns,
+  toAccount,
+  toPrice,
+  utcTextColumn,
+} from "./item-columns";
 import type { TeamList } from "./team-list";
 
 /** The row EVENTS_LIST's columns select, as node-postgres returns it. */
@@ -10,10 +19,11 @@ export interface EventRow extends PriceColumns, AccountColumns {
   description: string | null;
   cover_url: string | null;
   duration_seconds: number;
-  scheduled_at: Date;
-  live_at: Date | null;
-  completed_at: Date | null;
-  canceled_at: Date | null;
+  /** Timestamps as utcTextColumn selects them: `2026-03-01 18:30:00`. */
+  scheduled_at: string;
+  live_at: string | null;
+  completed_at: string | null;
+  canceled_at: string | null;
   offer_replay_purchase: boolean;
 }
 
@@ -23,10 +33,10 @@ export function toEvent(row: EventRow): Event {
     id: row.id,
     slug: row.slug,
     duration_seconds: row.duration_seconds,
-    scheduled_at: formatTimestamp(row.scheduled_at),
-    live_at: formatNullableTimestamp(row.live_at),
-    completed_at: formatNullableTimestamp(row.completed_at),
-    canceled_at: formatNullableTimestamp(row.canceled_at),
+    scheduled_at: fromUtcText(row.scheduled_at),
+    live_at: fromNullableUtcText(row.live_at),
+    completed_at: fromNullableUtcText(row.completed_at),
+    canceled_at: fromNullableUtcText(row.canceled_at),
     offer_replay_purchase: row.offer_replay_purchase,
     name: row.name,
     description: row.description,
@@ -60,7 +70,8 @@ export const EVENTS_LIST: TeamList<EventRow, Event, "events"> = {
   },
   sortKey: "t.scheduled_at",
   columns:
-    "t.id, t.slug, t.name, t.description, t.cover_url, t.duration_seconds, t.scheduled_at, t.live_at, " +
-    `t.completed_at, t.canceled_at, t.offer_replay_purchase, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
+    `t.id, t.slug, t.name, t.description, t.cover_url, t.duration_seconds, ${utcTextColumn("scheduled_at")}, ` +
+    `${utcTextColumn("live_at")}, ${utcTextColumn("completed_at")}, ${utcTextColumn("canceled_at")}, ` +
+    `t.offer_replay_purchase, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
   toItem: toEvent,
 };

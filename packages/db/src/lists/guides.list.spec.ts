@@ -6,7 +6,7 @@ const row = (overrides: Partial<GuideRow> = {}): GuideRow => ({
   name: "Your first 5k",
   description: "From the couch to 5 km",
   cover_url: "https://img.example.com/5k.png",
-  published_at: new Date("2026-02-01T09:00:00Z"),
+  published_at: "2026-02-01 09:00:00",
   price_in_cents: 0,
   currency: "EUR",
   account_id: "acc_1",

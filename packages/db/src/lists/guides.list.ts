@@ -1,5 +1,13 @@
-import { formatNullableTimestamp, type Guide } from "@community/domain";
-import { ACCOUNT_COLUMNS, type AccountColumns, type PriceColumns, toAccount, toPrice } from "./item-columns";
+import type { Guide } from "@community/domain";
+import {
+  ACCOUNT_COLUMNS,
+  type AccountColumns,
+  fromNullableUtcText,
+  type PriceColumns,
+  toAccount,
+  toPrice,
+  utcTextColumn,
+} from "./item-columns";
 import type { TeamList } from "./team-list";
 
 /** The row GUIDES_LIST's columns select, as node-postgres returns it. */
@@ -9,7 +17,8 @@ export interface GuideRow extends PriceColumns, AccountColumns {
   name: string;
   description: string | null;
   cover_url: string | null;
-  published_at: Date | null;
+  /** As utcTextColumn selects it: `2026-03-01 18:30:00`. */
+  published_at: string | null;
 }
 
 /** Database row -> the contract's Guide; a draft keeps `published_at: null`. */
@@ -17,7 +26,7 @@ export function toGuide(row: GuideRow): Guide {
   return {
     id: row.id,
     slug: row.slug,
-    published_at: formatNullableTimestamp(row.published_at),
+    published_at: fromNullableUtcText(row.published_at),
     name: row.name,
     description: row.description,
     cover_url: row.cover_url,
@@ -49,6 +58,6 @@ export const GUIDES_LIST: TeamList<GuideRow, Guide, "guides"> = {
     },
   },
   sortKey: "COALESCE(t.published_at, 'infinity'::timestamptz)",
-  columns: `t.id, t.slug, t.name, t.description, t.cover_url, t.published_at, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
+  columns: `t.id, t.slug, t.name, t.description, t.cover_url, ${utcTextColumn("published_at")}, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
   toItem: toGuide,
 };

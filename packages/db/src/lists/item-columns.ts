@@ -1,4 +1,35 @@
-import { type Account, type Price, priceFromMinorUnits } from "@community/domain";
+import { type Account, type Price, priceFromMinorUnits, type Timestamp } from "@community/domain";
+
+/**
+ * A timestamptz column as the text of its UTC time (`2026-03-01 18:30:00`, with a fraction when
+ * stored with one), aliased to the column's name: the mappers turn it into the contract's
+ * timestamp with two slices, where node-postgres would build a Date per value (a regex match and
+ * its strings) for formatTimestamp to print again. The text is the same whatever the session's
+ * TimeZone; node-postgres itself needs DateStyle ISO.
+ */
+export function utcTextColumn(column: string): string {
+  return `(t.${column} AT TIME ZONE 'UTC')::text AS ${column}`;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` and an optional fraction: ISO DateStyle, years 0001-9999 AD. */
+const UTC_TEXT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$/;
+
+/**
+ * The contract's timestamp (UTC, second precision, fraction truncated) of a utcTextColumn value;
+ * as formatTimestamp, a RangeError for what the format cannot express (years past 9999, or BC
+ * other than 1 BC, which is year 0000).
+ */
+export function fromUtcText(text: string): Timestamp {
+  if (UTC_TEXT.test(text)) return `${text.slice(0, 10)}T${text.slice(11, 19)}Z`;
+  // PostgreSQL writes 1 BC as year 0001 with a BC suffix; ISO 8601 (and Date) call it year 0000.
+  if (text.startsWith("0001-") && text.endsWith(" BC") && UTC_TEXT.test(text.slice(0, -3)))
+    return `0000${text.slice(4, 10)}T${text.slice(11, 19)}Z`;
+  throw new RangeError(`${text} is outside the years 0000-9999 that a timestamp can express`);
+}
+
+export function fromNullableUtcText(text: string | null): Timestamp | null {
+  return text === null ? null : fromUtcText(text);
+}
 
 /** The account columns of a list query (alias `a`), prefixed so they never clash with the item's. */
 export const ACCOUNT_COLUMNS =

@@ -86,7 +86,21 @@ async function createNamedDatabase(prefix: string, template?: string): Promise<T
     name,
     url: withDatabase(testAdminUrl(), name),
     drop: () =>
-      withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`)).then(() => undefined),
+      withAdmin(async (admin) => {
+        // pg's pool.end() resolves once it has asked its connections to close, not once they have:
+        // a session still closing when FORCE terminates it hands its client a FATAL error, which
+        // a pool without an error listener throws (an "Unhandled error" in whichever test runs).
+        // So the sessions get a moment to go; FORCE then ends only those a test left open.
+        for (let tries = 0; tries < 20; tries += 1) {
+          const { rows } = await admin.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+            [name],
+          );
+          if ((rows[0]?.n ?? 0) === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await admin.query(`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`);
+      }),
   };
 }
 

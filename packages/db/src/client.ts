@@ -12,7 +12,7 @@ import { CircuitBreaker } from "./circuit-breaker";
 import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
 import type { Queryable } from "./lists/team-list";
-import { PreparedStatements } from "./prepared-statements";
+import { type NamedQuery, PreparedStatements } from "./prepared-statements";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
 
@@ -85,6 +85,8 @@ export interface Database {
   replica: ReadReplica | undefined;
   /** The primary's pool for the statements of every request (the token lookup): prepared once per connection. */
   statements: PreparedStatements;
+  /** `reads` with the list pages' statements prepared once per connection (the api's page and walk reads). */
+  preparedReads: PreparedStatements;
   close(): Promise<void>;
 }
 
@@ -138,6 +140,11 @@ export function createDatabase(options: DatabaseOptions): Database {
     reads: replica ?? pool,
     replica,
     statements: new PreparedStatements(pool, options.preparedStatements ?? true, options.onStatementsUnnamed),
+    preparedReads: new PreparedStatements(
+      replica ?? pool,
+      options.preparedStatements ?? true,
+      options.onStatementsUnnamed,
+    ),
     observeQueries(observer) {
       observers.add(observer);
       return () => observers.delete(observer);
@@ -186,7 +193,8 @@ class ReplicaReads implements Queryable, ReadReplica {
     ({ pool: this.pool, breaker: this.breaker } = replica);
   }
 
-  async query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>> {
+  /** A text and its values, or a named statement (pg's query config, from PreparedStatements). */
+  async query<Row extends QueryResultRow>(text: string | NamedQuery, values?: unknown[]): Promise<QueryResult<Row>> {
     if (this.breaker.state === "closed") {
       try {
         return await this.bounded<Row>(text, values);
@@ -198,12 +206,15 @@ class ReplicaReads implements Queryable, ReadReplica {
       }
     }
     this.fallbacksTotal += 1;
-    return this.primary.query<Row>(text, values);
+    return typeof text === "string" ? this.primary.query<Row>(text, values) : this.primary.query<Row>(text);
   }
 
-  private async bounded<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>> {
+  private async bounded<Row extends QueryResultRow>(
+    text: string | NamedQuery,
+    values?: unknown[],
+  ): Promise<QueryResult<Row>> {
     let timer: NodeJS.Timeout | undefined;
-    const read = this.pool.query<Row>(text, values);
+    const read = typeof text === "string" ? this.pool.query<Row>(text, values) : this.pool.query<Row>(text);
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new ReplicaReadTimeoutError(this.timeoutMs)), this.timeoutMs);
     });

@@ -1,5 +1,18 @@
 import { createHash } from "node:crypto";
-import type { Pool, QueryResult, QueryResultRow } from "pg";
+import type { QueryResult, QueryResultRow } from "pg";
+
+/** A named statement as pg's query() takes it. */
+export interface NamedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** What PreparedStatements sends through: a pg Pool, or the replica reads with their fallback. */
+export interface NamingQueryable {
+  query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>>;
+  query<Row extends QueryResultRow>(named: NamedQuery): Promise<QueryResult<Row>>;
+}
 
 /** SQLSTATEs of a named statement that the server connection does not hold, or holds already. */
 const STATEMENT_NOT_HELD = new Set(["26000", "42P05"]);
@@ -21,7 +34,7 @@ export class PreparedStatements {
   private naming: boolean;
 
   constructor(
-    private readonly pool: Pool,
+    private readonly pool: NamingQueryable,
     enabled = true,
     /** Told once, when a refusal turned naming off (the api logs it). */
     private readonly onTurnedOff?: (error: Error) => void,

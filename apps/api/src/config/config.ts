@@ -436,7 +436,7 @@ export interface AppConfig {
   databaseReadUrl: string | undefined;
   /** Longest a list read waits for the replica (a connection and the query) before the primary serves it. */
   databaseReadTimeoutMs: number;
-  /** The token lookup as a named statement per connection (see PreparedStatements in @community/db). */
+  /** The token lookup and the list reads as named statements per connection (see PreparedStatements in @community/db). */
   databasePreparedStatements: boolean;
   embeddedDataDir: string;
   embeddedSeedDemo: boolean;

@@ -75,8 +75,8 @@ export class TeamListsService {
       const list = spec as AnyTeamList;
       this.served.set(list.list, {
         spec: list,
-        pages: new TeamListReader(database.reads, list),
-        walks: new TeamListWalker(database.reads, list),
+        pages: new TeamListReader(database.preparedReads, list),
+        walks: new TeamListWalker(database.preparedReads, list),
       });
     }
   }

@@ -21,7 +21,14 @@ function fakeDatabase(status: { replica: "ok" | "behind"; primary: "ok" | "behin
     },
   });
   const primary = queryable("primary");
-  const database = { pool: primary, reads: queryable("replica"), replica: {} } as unknown as Database;
+  const replica = queryable("replica");
+  const database = {
+    pool: primary,
+    statements: primary,
+    reads: replica,
+    preparedReads: replica,
+    replica: {},
+  } as unknown as Database;
   return { database, asked };
 }
 

@@ -78,7 +78,7 @@ export class ListChangesService {
     const membership = team.membership ?? (await this.membership(team.userId, teamId));
     const teamTag = this.tokens.teamTag(teamId);
     if (claims === undefined) {
-      const position = await currentChangePosition(this.database.pool, { list: spec.list, teamId });
+      const position = await currentChangePosition(this.database.statements, { list: spec.list, teamId });
       const { version, ...base } = position;
       const next = this.tokens.syncToken({
         list: spec.list,
@@ -156,17 +156,18 @@ export class ListChangesService {
 
   /**
    * From the read pool (the replica, which falls back to the primary when unreachable) when it
-   * has replayed up to `position`, else from the primary: never a gap.
+   * has replayed up to `position`, else from the primary: never a gap. Both as named statements
+   * (Database.preparedReads and .statements), planned once per connection.
    */
   private async read(spec: AnyTeamList, teamId: string, position: ChangePosition, limit: number) {
     if (this.database.replica !== undefined) {
       try {
-        return await readChanges(this.database.reads, spec, teamId, position, limit);
+        return await readChanges(this.database.preparedReads, spec, teamId, position, limit);
       } catch (error) {
         if (!(error instanceof ChangePositionNotReplayedError)) throw error;
       }
     }
-    return readChanges(this.database.pool, spec, teamId, position, limit);
+    return readChanges(this.database.statements, spec, teamId, position, limit);
   }
 }
 

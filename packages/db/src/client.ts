@@ -132,6 +132,10 @@ export function createDatabase(options: DatabaseOptions): Database {
           pool,
           readTimeoutMs,
         );
+  const naming = options.preparedStatements ?? true;
+  // One naming state per pool: without a replica the reads are the primary's pool, so they share
+  // its statements (one name map, one refusal, one warning).
+  const statements = new PreparedStatements(pool, naming, options.onStatementsUnnamed);
   let closed = false;
   return {
     prisma,
@@ -139,12 +143,9 @@ export function createDatabase(options: DatabaseOptions): Database {
     breaker,
     reads: replica ?? pool,
     replica,
-    statements: new PreparedStatements(pool, options.preparedStatements ?? true, options.onStatementsUnnamed),
-    preparedReads: new PreparedStatements(
-      replica ?? pool,
-      options.preparedStatements ?? true,
-      options.onStatementsUnnamed,
-    ),
+    statements,
+    preparedReads:
+      replica === undefined ? statements : new PreparedStatements(replica, naming, options.onStatementsUnnamed),
     observeQueries(observer) {
       observers.add(observer);
       return () => observers.delete(observer);

@@ -1,8 +1,7 @@
 import { barChartSvg } from "./chart";
-import type { MixSettings } from "./mix";
 import type { MixDriveResult } from "./mix-client";
 import type { MixLoadReport } from "./mix-load";
-import type { RequestKind } from "./mix-workload";
+import type { MixSettings, RequestKind } from "./mix-workload";
 import type { WriterReport } from "./mix-writer";
 import { type Spread, spreadOf } from "./report";
 import { SERVER_NAMES, type ServerName } from "./servers";

@@ -253,3 +253,19 @@ export class IntentStream {
     return { user, team, kind, list, perPage, page, filter, compressed };
   }
 }
+
+/** The settings of one `pnpm bench --mix` run (parseMixArgs in mix.ts), read by its report too. */
+export interface MixSettings {
+  quick: boolean;
+  scale: number;
+  seed: string;
+  rounds: number;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  poolMax: number;
+  writesPerSecond: number;
+  settleSeconds: number;
+  /** Share of users whose client sends `Accept-Encoding: gzip, br` on page-mode requests. */
+  compressedShare: number;
+}

@@ -9,7 +9,7 @@ import { MixClients, type MixDriveResult } from "./mix-client";
 import { loadMixData } from "./mix-load";
 import { databaseCounters, deltaEndingWith, metricDeltas, scrapeMetrics } from "./mix-metrics";
 import { type MixReport, type MixRound, mixChart, mixMarkdown, mixSummaryLine, summarizeServer } from "./mix-report";
-import { mixShape, PER_PAGE_SHARES, REQUEST_SHARES } from "./mix-workload";
+import { type MixSettings, mixShape, PER_PAGE_SHARES, REQUEST_SHARES } from "./mix-workload";
 import { MixWriter, WRITER_APPLICATION } from "./mix-writer";
 import { spreadOf } from "./report";
 import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
@@ -20,21 +20,6 @@ const METRICS_TOKEN = "bench-mix-metrics-token-0123456789";
  * idle (PGSTAT_IDLE_INTERVAL): a pause this long after a window makes the window's counts exact.
  */
 const STATISTICS_SETTLE_SECONDS = 11;
-
-export interface MixSettings {
-  quick: boolean;
-  scale: number;
-  seed: string;
-  rounds: number;
-  seconds: number;
-  warmupSeconds: number;
-  connections: number;
-  poolMax: number;
-  writesPerSecond: number;
-  settleSeconds: number;
-  /** Share of users whose client sends `Accept-Encoding: gzip, br` on page-mode requests. */
-  compressedShare: number;
-}
 
 function numberSetting(name: string, value: string | undefined, fallback: number, integer: boolean): number {
   if (value === undefined || value === "") return fallback;

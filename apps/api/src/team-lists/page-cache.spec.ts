@@ -20,6 +20,20 @@ describe(PageBody.name, () => {
     expect(page.size).toBe(page.json.length + gzip.bytes.length + br.bytes.length);
   });
 
+  it("holds exactly the bytes it counts once kept: no kept form shares a larger block of memory", () => {
+    // Buffer.from(string) under 4 KB slices Node's shared 8 KB pool, and a zlib result is a
+    // slice of its 16 KB output chunk: a kept slice would keep the whole block alive, so a
+    // cache of small pages would hold several times its budget.
+    const cache = new PageCache(1_000_000);
+    for (const bytes of [300, 1_500, 3_000, 20_000]) {
+      const before = body(bytes, bytes);
+      before.encoded("gzip"); // a form made before the cache keeps the body
+      cache.set(PageCache.key("team_a", "events", String(bytes), 1, 100), { body: before, totalItems: 1 });
+      const forms = [before.json, before.encoded("gzip").bytes, before.encoded("br").bytes];
+      for (const form of forms) expect(form.buffer.byteLength).toBe(form.length);
+    }
+  });
+
   it("sends a body under 1 KB as it is, whatever the client accepts", () => {
     const page = PageBody.of({ guides: [], meta: { pagination: { current_page: 9, per_page: 10, total_pages: 1 } } });
     expect(page.encoded("br")).toEqual({ bytes: page.json, coding: "identity" });

@@ -42,6 +42,18 @@ class Doorkeeper {
 }
 
 /**
+ * `bytes` in memory of their own. A small Buffer.from(string) is a slice of Node's shared 8 KB
+ * pool and a zlib result a slice of its 16 KB output chunk: kept in the cache, such a slice would
+ * keep the whole block alive, and a cache of small pages would hold several times its budget.
+ */
+function owned(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(copy);
+  return copy;
+}
+
+/**
  * A list page serialized once: its JSON, and its gzip and br forms, each made on first demand.
  * Bodies under MIN_COMPRESSED_BYTES are always sent as they are.
  */
@@ -51,7 +63,18 @@ export class PageBody {
   /** Told how many bytes a new compressed form added (set while the body is in a cache). */
   onGrow: ((bytes: number) => void) | undefined;
 
-  constructor(readonly json: Buffer) {}
+  private bytes: Buffer;
+  /** Set once a cache keeps this body: from then on every form it holds owns its memory. */
+  private kept = false;
+
+  constructor(json: Buffer) {
+    this.bytes = json;
+  }
+
+  /** The JSON form. */
+  get json(): Buffer {
+    return this.bytes;
+  }
 
   static of(value: unknown): PageBody {
     return new PageBody(Buffer.from(JSON.stringify(value)));
@@ -69,11 +92,25 @@ export class PageBody {
     let bytes = coding === "gzip" ? this.gzip : this.br;
     if (bytes === undefined) {
       bytes = compress(this.json, coding);
+      if (this.kept) bytes = owned(bytes);
       if (coding === "gzip") this.gzip = bytes;
       else this.br = bytes;
       this.onGrow?.(bytes.length);
     }
     return { bytes, coding };
+  }
+
+  /**
+   * Called by the cache that keeps this body: the forms made so far, and those made later, are
+   * copied into memory of their own when they are slices of a larger block. A body only sent once
+   * is never copied.
+   */
+  keep(): void {
+    if (this.kept) return;
+    this.kept = true;
+    this.bytes = owned(this.bytes);
+    if (this.gzip !== undefined) this.gzip = owned(this.gzip);
+    if (this.br !== undefined) this.br = owned(this.br);
   }
 }
 
@@ -162,6 +199,7 @@ export class PageCache {
       return;
     }
     this.remove(key);
+    page.body.keep();
     (isFirst ? this.first : this.deep).set(key, page);
     this.counts.bytes += cost;
     page.body.onGrow = (bytes) => {

@@ -83,9 +83,8 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The api keeps about 40 MB of live heap; left alone, V8 lets garbage pile up to a limit sized from
-# the host's memory before a full collection. Measured under load (bench/README.md, "HTTP layer and
-# page cache"): the old-space cap of 192 MB alone left Node 24's default young generation to grow the
-# RSS to about 290 MB; a 32 MB semi-space keeps it at 230-256 MB (page cache full) at the same or lower CPU per request
-# (16 MB: about 200 MB, about 10 % more CPU). Only the api gets them: the seed CLI may need more heap
-# for a large fixture file.
-CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=32", "apps/api/dist/main.js"]
+# the host's memory before a full collection. Measured under the full mix bench (bench/README.md,
+# "Memory"): a 16 MB semi-space keeps the api's peak RSS at about 240 MB (page cache full) where
+# 32 MB gave 270 MB, with the api's throughput and CPU per request within the rounds' spread. Only
+# the api gets them: the seed CLI may need more heap for a large fixture file.
+CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=16", "apps/api/dist/main.js"]

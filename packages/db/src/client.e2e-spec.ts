@@ -1,6 +1,7 @@
 import { createDatabase, type Database } from "./client";
 import { isDatabaseUnavailableError } from "./errors";
 import { listMigrations, migrationState } from "./migrations";
+import { QueryReadTimeoutError } from "./query-watchdog";
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from "./testing";
 
 describe("database package on a real PostgreSQL", () => {
@@ -142,6 +143,97 @@ describe("database package on a real PostgreSQL", () => {
         expect(replicated.breaker.state).toBe("closed");
       } finally {
         await replicated.close();
+      }
+    });
+  });
+  describe("the client-side bound on a query", () => {
+    // The server does not cancel it: the session's statement_timeout is lifted by the statement
+    // itself, as a server that stopped answering would not cancel it either.
+    const UNANSWERED = "SET statement_timeout = 0; SELECT pg_sleep(3)";
+
+    it("fails a query the server does not answer with a read timeout, drops its connection and counts it against the breaker", async () => {
+      // Bound: the statement timeout plus a second.
+      const bounded = createDatabase({ url: testDb.url, poolMax: 2, statementTimeoutMs: 100, breakerThreshold: 1 });
+      try {
+        await bounded.pool.query("SELECT 1");
+        const started = performance.now();
+        const error = await bounded.pool.query(UNANSWERED).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const waited = performance.now() - started;
+        expect(error).toBeInstanceOf(QueryReadTimeoutError);
+        expect(isDatabaseUnavailableError(error)).toBe(true);
+        expect(waited).toBeGreaterThanOrEqual(1_100);
+        // The connection that carried it is gone; the one breaker failure opened it (threshold 1).
+        expect(bounded.pool.totalCount).toBe(0);
+        expect(bounded.breaker.state).toBe("open");
+      } finally {
+        await bounded.close();
+      }
+    });
+
+    it("fails the queries queued behind it on a checked-out connection, which stays usable for nobody", async () => {
+      const bounded = createDatabase({ url: testDb.url, poolMax: 1, statementTimeoutMs: 100, breakerProbeMs: 60_000 });
+      const client = await bounded.pool.connect();
+      try {
+        const results = await Promise.allSettled([client.query(UNANSWERED), client.query("SELECT 1")]);
+        expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).name : r.status))).toEqual([
+          "QueryReadTimeoutError",
+          "QueryReadTimeoutError",
+        ]);
+        await expect(client.query("SELECT 1")).rejects.toThrow(/not queryable/);
+      } finally {
+        client.release(true);
+        await bounded.close();
+      }
+    });
+
+    it("does not cut a connection that answered everything, however long it then idles", async () => {
+      const idleErrors: Error[] = [];
+      const bounded = createDatabase({
+        url: testDb.url,
+        poolMax: 2,
+        statementTimeoutMs: 100,
+        onIdleError: (error) => idleErrors.push(error),
+      });
+      try {
+        // Answers, failures and rejections of every form: each settles its own entry.
+        await Promise.all(Array.from({ length: 20 }, (_, i) => bounded.pool.query("SELECT $1::int AS i", [i])));
+        await expect(bounded.pool.query("SELECT * FROM no_such_table")).rejects.toMatchObject({ code: "42P01" });
+        await expect(bounded.pool.query("SELECT pg_sleep(1)")).rejects.toMatchObject({ code: "57014" });
+        const client = await bounded.pool.connect();
+        try {
+          await client.query("SELECT 1");
+          await expect(client.query("SELECT 1/0")).rejects.toMatchObject({ code: "22012" });
+          await new Promise<void>((resolve, reject) =>
+            client.query("SELECT 2", (error: Error) => (error ? reject(error) : resolve())),
+          );
+        } finally {
+          client.release();
+        }
+        const connections = bounded.pool.totalCount;
+        // Past the bound (1.1 s) and a tick.
+        await new Promise((resolve) => setTimeout(resolve, 1_400));
+        expect(bounded.pool.totalCount).toBe(connections);
+        expect(idleErrors).toEqual([]);
+        expect((await bounded.pool.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+      } finally {
+        await bounded.close();
+      }
+    });
+
+    it("arms no timer per query for its bound", async () => {
+      const bounded = createDatabase({ url: testDb.url, poolMax: 4, statementTimeoutMs: 2_345 });
+      const setTimeoutSpy = jest.spyOn(global, "setTimeout");
+      try {
+        await Promise.all(Array.from({ length: 40 }, () => bounded.pool.query("SELECT 1")));
+        // pg's own query_timeout armed one for each, of the bound's length (3,345 ms here).
+        const bound = setTimeoutSpy.mock.calls.filter(([, ms]) => ms === 3_345);
+        expect(bound).toHaveLength(0);
+      } finally {
+        setTimeoutSpy.mockRestore();
+        await bounded.close();
       }
     });
   });

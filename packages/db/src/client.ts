@@ -13,6 +13,7 @@ import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
 import type { Queryable } from "./lists/team-list";
 import { type NamedQuery, PreparedStatements } from "./prepared-statements";
+import { QueryReadTimeoutError, QueryWatchdog, type WatchedConnection } from "./query-watchdog";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
 
@@ -201,7 +202,7 @@ class ReplicaReads implements Queryable, ReadReplica {
         return await this.bounded<Row>(text, values);
       } catch (error) {
         const conflict = (error as { code?: unknown }).code === RECOVERY_CONFLICT;
-        const timedOut = error instanceof ReplicaReadTimeoutError || /query read timeout/i.test(String(error));
+        const timedOut = error instanceof ReplicaReadTimeoutError || error instanceof QueryReadTimeoutError;
         if (timedOut) this.breaker.trip(error as Error);
         else if (!conflict && databaseFailure(error) === undefined) throw error;
       }
@@ -247,11 +248,10 @@ function openPool(
   const connection: ClientConfig = {
     connectionString: url,
     connectionTimeoutMillis: boundMs === undefined ? connectTimeoutMs : Math.min(connectTimeoutMs, boundMs),
-    // Client-side bound as well, which needs nothing from the server or a pooler in between: a
-    // server that stops answering (no RST) must not hang a request.
-    query_timeout: boundMs ?? statementTimeoutMs + 1_000,
     application_name: "community-team",
   };
+  // The client-side bound on every query (pg's query_timeout is left unset: see QueryWatchdog).
+  const watchdog = new QueryWatchdog(boundMs ?? statementTimeoutMs + 1_000);
   const breaker = new CircuitBreaker(resource, {
     threshold: options.breakerThreshold ?? 3,
     probeIntervalMs: options.breakerProbeMs ?? 1_000,
@@ -268,8 +268,25 @@ function openPool(
     },
   });
 
-  /** Reports every connection attempt of the pool to the breaker, and times every query. */
-  class WatchedClient extends Client {
+  /**
+   * Reports every connection attempt of the pool to the breaker, bounds and times every query.
+   * A submittable query object (a COPY stream) is passed through unwatched: the server's
+   * statement_timeout bounds it.
+   */
+  class WatchedClient extends Client implements WatchedConnection {
+    readonly pending: number[] = [];
+
+    constructor(config?: ClientConfig) {
+      super(config);
+      // A cut (or a dropped) connection fails its queries with the error and also emits it; a
+      // checked-out connection may have no other listener, and an unheard 'error' ends the process.
+      this.on("error", () => undefined);
+    }
+
+    cut(error: Error): void {
+      (this as unknown as { connection: { stream: { destroy(error: Error): void } } }).connection.stream.destroy(error);
+    }
+
     override connect(): Promise<Client>;
     override connect(callback: ConnectedCallback): void;
     override connect(callback?: ConnectedCallback): Promise<Client> | undefined {
@@ -278,6 +295,8 @@ function openPool(
       }).then(
         (client) => {
           breaker.recordSuccess();
+          watchdog.watch(this);
+          this.once("end", () => watchdog.forget(this));
           return client;
         },
         (error: Error) => {
@@ -293,31 +312,43 @@ function openPool(
       return undefined;
     }
   }
-  // pg's query() has many overloads, so the timing wrapper is set on the prototype: the callback
-  // form (pool.query(), which Prisma's adapter and the list statements use) and the promise form
-  // (a checked-out client's own queries) are timed; a submittable query object is passed through
-  // untimed. With no observer, the cost is one check.
-  WatchedClient.prototype.query = function timedQuery(this: Client, ...args: unknown[]): unknown {
+  // pg's query() has many overloads, so the wrapper is set on the prototype: the callback form
+  // (pool.query(), which the list statements use) and the promise form (Prisma's adapter, a
+  // checked-out client's own queries) are watched and timed; a submittable query object is passed
+  // through. A query's submission time is pushed as it is sent and the oldest shifted as one is
+  // answered: pg answers a connection's queries in the order they were sent.
+  WatchedClient.prototype.query = function watchedQuery(this: WatchedClient, ...args: unknown[]): unknown {
     const query = Client.prototype.query as (...args: unknown[]) => unknown;
-    if (observers.size === 0) return query.apply(this, args);
+    const first = args[0];
+    if (typeof first === "object" && first !== null && typeof (first as { submit?: unknown }).submit === "function")
+      return query.apply(this, args);
     const started = performance.now();
+    const pending = this.pending;
+    const settle = (failed: boolean) => {
+      pending.shift();
+      if (observers.size > 0) observe(started, failed);
+    };
     const callback = args.at(-1);
     if (typeof callback === "function") {
       args[args.length - 1] = (error: unknown, value: unknown) => {
-        observe(started, Boolean(error));
+        settle(Boolean(error));
         callback(error, value);
       };
-      return query.apply(this, args);
+      // Pushed once pg took the query (it throws on a malformed one, and never calls back at once).
+      const taken = query.apply(this, args);
+      pending.push(started);
+      return taken;
     }
     const result = query.apply(this, args);
     if (!(result instanceof Promise)) return result;
+    pending.push(started);
     return result.then(
       (value: unknown) => {
-        observe(started, false);
+        settle(false);
         return value;
       },
       (error: unknown) => {
-        observe(started, true);
+        settle(true);
         throw error;
       },
     );
@@ -336,7 +367,7 @@ function openPool(
   // A query the server did not answer within its own statement timeout (plus a second) means the
   // server or the network hangs: counted like a failed connection attempt.
   pool.on("release", (error: Error | null | undefined) => {
-    if (error instanceof Error && /query read timeout/i.test(error.message)) breaker.recordFailure(error);
+    if (error instanceof QueryReadTimeoutError) breaker.recordFailure(error);
   });
   const settings = sessionSettingsSql({ statementTimeoutMs, lockTimeoutMs: options.lockTimeoutMs });
   // Queued before any query of the connection's first user (pg runs a client's queries in order).

@@ -62,7 +62,7 @@ const MESSAGES: Array<[RegExp, DatabaseFailure]> = [
   // A unix socket that is not there (yet): the server is not running. Only a connect's ENOENT,
   // never another missing file.
   [/\bconnect ENOENT /, "unreachable"],
-  // pg's client-side query_timeout
+  // the pool's client-side bound on a query (QueryReadTimeoutError, in pg's wording)
   [/query read timeout/i, "saturated"],
   [/canceling statement due to (statement|lock) timeout/i, "saturated"],
 ];

@@ -27,7 +27,7 @@ const STATEMENT_NOT_HELD = new Set(["26000", "42P05"]);
  * transaction mode) cannot keep a connection's statements: the server then answers "prepared
  * statement does not exist" (26000) or "already exists" (42P05). The first such answer turns
  * naming off for this pool for good and the query is sent again unnamed, so the pooler costs one
- * retried query, never an error. `enabled: false` (DATABASE_PREPARED_STATEMENTS=off) never names.
+ * retried query, never an error. `enabled: false` (DATABASE_PREPARED_STATEMENTS=false) never names.
  */
 export class PreparedStatements {
   private readonly names = new Map<string, string>();

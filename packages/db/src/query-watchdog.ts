@@ -3,10 +3,10 @@
  * without closing the connection (a stalled host, a dropped route) must not hang a request, and
  * this needs nothing from the server or a pooler in between.
  *
- * pg's own `query_timeout` arms a timer per query. Under load those timers, and the query, its
- * callback and its rows that they reach, outlive young-generation collections and are promoted:
- * the api promoted about twice the memory per scavenge with it (bench/README.md, "Again after the
- * memory work").
+ * pg's own `query_timeout` arms a timer per query and wraps the query's callback in a closure
+ * over its scope. Under load those kept each query, its callback and its rows alive past
+ * young-generation collections (bench/README.md, "Garbage: the promotion chain": a closure per
+ * query kept where pg keeps its callback is what does it).
  * Here one interval per pool looks at the connections instead, and each connection keeps the
  * submission times of its unanswered queries: a number per query, no timer.
  *

@@ -317,8 +317,8 @@ function openPool(
    * and the duration observed. Made here, with only what it needs, and not as a closure inside
    * watchedQuery: there it held watchedQuery's whole scope, and with that closure as pg's
    * callback every object a request allocated survived young-generation collections until the
-   * next full one (the api promoted about 2 MB per scavenge instead of 6 KB; bench/README.md,
-   * "Garbage: the promotion chain").
+   * next full one (on a listed page, with the bearer guard's own chain gone, about 2 MB promoted
+   * per scavenge instead of 6 KB; bench/README.md, "Garbage: the promotion chain").
    */
   const settled = (pending: number[], started: number, failed: boolean): void => {
     pending.shift();

@@ -5,14 +5,15 @@ import {
   Pool,
   type PoolClient,
   type PoolConfig,
+  type QueryConfig,
   type QueryResult,
-  type QueryResultRow,
 } from "pg";
 import { CircuitBreaker } from "./circuit-breaker";
 import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
 import type { Queryable } from "./lists/team-list";
-import { type NamedQuery, PreparedStatements } from "./prepared-statements";
+import { PreparedStatements } from "./prepared-statements";
+import { PrismaStatements } from "./prisma-statements";
 import { QueryReadTimeoutError, QueryWatchdog, type WatchedConnection } from "./query-watchdog";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
@@ -50,10 +51,12 @@ export interface DatabaseOptions {
    */
   readTimeoutMs?: number;
   /**
-   * Whether the hot path's statements (`statements`) are sent as named, prepared statements
-   * (default true; see PreparedStatements for a pooler that cannot keep them).
+   * Whether statements with parameters are sent as named, prepared statements (default true; see
+   * PreparedStatements for a pooler that cannot keep them).
    */
   preparedStatements?: boolean;
+  /** Most named statements one server connection keeps (default 32; see PreparedStatements). */
+  preparedStatementsPerConnection?: number;
   /** Told once if the server connections refused named statements and they were turned off. */
   onStatementsUnnamed?: (error: Error) => void;
 }
@@ -71,7 +74,13 @@ export interface ReadReplica {
 export type QueryObserver = (seconds: number, failed: boolean) => void;
 
 export interface Database {
+  /** The Prisma client over the primary's pool. */
   prisma: PrismaClient;
+  /**
+   * The Prisma client for reads that may lag the primary a little (the list pages): over the
+   * replica when there is one (see `reads`), else the same client as `prisma`.
+   */
+  prismaReads: PrismaClient;
   pool: Pool;
   /** Times every query from now on (Prisma's and the list statements alike); returns the way to stop. */
   observeQueries(observer: QueryObserver): () => void;
@@ -84,10 +93,12 @@ export interface Database {
    */
   reads: Queryable;
   replica: ReadReplica | undefined;
-  /** The primary's pool for the statements of every request (the token lookup): prepared once per connection. */
-  statements: PreparedStatements;
-  /** `reads` with the list pages' statements prepared once per connection (the api's page and walk reads). */
-  preparedReads: PreparedStatements;
+  /** The statements of every request on the primary (the token lookup), through `prisma`'s raw queries. */
+  statements: Queryable;
+  /** The list pages' and walks' statements, through `prismaReads`' raw queries. */
+  preparedReads: Queryable;
+  /** How the pools name their statements (one naming state per pool). */
+  naming: { primary: PreparedStatements; replica: PreparedStatements | undefined };
   close(): Promise<void>;
 }
 
@@ -120,33 +131,41 @@ export function sessionSettingsSql(options: Pick<DatabaseOptions, "statementTime
 export function createDatabase(options: DatabaseOptions): Database {
   // Observers of every query of both pools (the query-duration metric).
   const observers = new Set<QueryObserver>();
-  const { pool, breaker } = openPool(options.url, "the database", options, observers);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const naming = () =>
+    new PreparedStatements({
+      enabled: options.preparedStatements ?? true,
+      perConnection: options.preparedStatementsPerConnection,
+      onTurnedOff: options.onStatementsUnnamed,
+    });
+  const primaryNaming = naming();
+  const { pool, breaker } = openPool(options.url, "the database", options, observers, primaryNaming);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), errorFormat: "minimal" });
   const readTimeoutMs = options.readTimeoutMs ?? 1_000;
+  const replicaNaming = options.readUrl === undefined ? undefined : naming();
   const replica =
-    options.readUrl === undefined
+    options.readUrl === undefined || replicaNaming === undefined
       ? undefined
       : new ReplicaReads(
           // Its own connections give up at the read bound too, so that a frozen replica's pool
           // frees them rather than filling up with reads nobody waits for any more.
-          openPool(options.readUrl, "the read replica", options, observers, readTimeoutMs),
+          openPool(options.readUrl, "the read replica", options, observers, replicaNaming, readTimeoutMs),
           pool,
           readTimeoutMs,
         );
-  const naming = options.preparedStatements ?? true;
-  // One naming state per pool: without a replica the reads are the primary's pool, so they share
-  // its statements (one name map, one refusal, one warning).
-  const statements = new PreparedStatements(pool, naming, options.onStatementsUnnamed);
+  const prismaReads =
+    replica === undefined ? prisma : new PrismaClient({ adapter: new PrismaPg(replica), errorFormat: "minimal" });
+  const statements = new PrismaStatements(prisma);
   let closed = false;
   return {
     prisma,
+    prismaReads,
     pool,
     breaker,
     reads: replica ?? pool,
     replica,
     statements,
-    preparedReads:
-      replica === undefined ? statements : new PreparedStatements(replica, naming, options.onStatementsUnnamed),
+    preparedReads: replica === undefined ? statements : new PrismaStatements(prismaReads),
+    naming: { primary: primaryNaming, replica: replicaNaming },
     observeQueries(observer) {
       observers.add(observer);
       return () => observers.delete(observer);
@@ -157,6 +176,7 @@ export function createDatabase(options: DatabaseOptions): Database {
       breaker.stop();
       replica?.breaker.stop();
       await prisma.$disconnect();
+      if (prismaReads !== prisma) await prismaReads.$disconnect();
       if (!pool.ended) await pool.end();
       if (replica !== undefined && !replica.pool.ended) await replica.pool.end();
     },
@@ -174,6 +194,9 @@ class ReplicaReadTimeoutError extends Error {
   }
 }
 
+/** A query as pg's Pool takes it: a text, or a config object (Prisma's adapter sends `text`, `values`, `rowMode`, `types`). */
+type PoolQueryArgs = [text: string | QueryConfig, values?: unknown[]];
+
 /**
  * Reads from the replica, each within `timeoutMs`; a read it cannot serve in time (unreachable,
  * its breaker open, frozen, overloaded, or cancelled by replication) is sent to the primary
@@ -181,8 +204,12 @@ class ReplicaReadTimeoutError extends Error {
  * opens the replica's breaker at once: a replica that stopped answering without closing its
  * connections would otherwise make every read wait the bound, until three connection attempts had
  * failed. Errors of the query itself (a bug) are not retried.
+ *
+ * A pg `Pool` itself, so that Prisma's driver adapter takes it as its pool (`prismaReads`): it
+ * opens no connection of its own; its queries go to the replica's pool or the primary's, and a
+ * connection asked of it (a transaction, never a list read) is the primary's.
  */
-class ReplicaReads implements Queryable, ReadReplica {
+class ReplicaReads extends Pool implements Queryable, ReadReplica {
   readonly pool: Pool;
   readonly breaker: CircuitBreaker;
   fallbacksTotal = 0;
@@ -192,14 +219,18 @@ class ReplicaReads implements Queryable, ReadReplica {
     private readonly primary: Pool,
     private readonly timeoutMs: number,
   ) {
+    super({ max: 1 });
     ({ pool: this.pool, breaker: this.breaker } = replica);
+    // pg's query() has many overloads: set on the instance rather than declared as an override.
+    this.query = ((...args: PoolQueryArgs) => this.read(...args)) as Pool["query"];
+    this.connect = ((...args: Parameters<Pool["connect"]>) =>
+      (this.primary.connect as (...a: unknown[]) => unknown)(...args)) as Pool["connect"];
   }
 
-  /** A text and its values, or a named statement (pg's query config, from PreparedStatements). */
-  async query<Row extends QueryResultRow>(text: string | NamedQuery, values?: unknown[]): Promise<QueryResult<Row>> {
+  private async read(text: string | QueryConfig, values?: unknown[]): Promise<QueryResult> {
     if (this.breaker.state === "closed") {
       try {
-        return await this.bounded<Row>(text, values);
+        return await this.bounded(text, values);
       } catch (error) {
         const conflict = (error as { code?: unknown }).code === RECOVERY_CONFLICT;
         const timedOut = error instanceof ReplicaReadTimeoutError || error instanceof QueryReadTimeoutError;
@@ -208,15 +239,12 @@ class ReplicaReads implements Queryable, ReadReplica {
       }
     }
     this.fallbacksTotal += 1;
-    return typeof text === "string" ? this.primary.query<Row>(text, values) : this.primary.query<Row>(text);
+    return this.primary.query(text as string, values);
   }
 
-  private async bounded<Row extends QueryResultRow>(
-    text: string | NamedQuery,
-    values?: unknown[],
-  ): Promise<QueryResult<Row>> {
+  private async bounded(text: string | QueryConfig, values?: unknown[]): Promise<QueryResult> {
     let timer: NodeJS.Timeout | undefined;
-    const read = typeof text === "string" ? this.pool.query<Row>(text, values) : this.pool.query<Row>(text);
+    const read = this.pool.query(text as string, values);
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new ReplicaReadTimeoutError(this.timeoutMs)), this.timeoutMs);
     });
@@ -228,6 +256,10 @@ class ReplicaReads implements Queryable, ReadReplica {
       read.catch(() => undefined);
     }
   }
+
+  override async end(): Promise<void> {
+    // Holds no connection of its own: the replica's and the primary's pools are ended by close().
+  }
 }
 
 /** A pool of `url` with its circuit breaker, the session settings and the connect bounds of `options`. */
@@ -236,6 +268,7 @@ function openPool(
   resource: string,
   options: DatabaseOptions,
   observers: Set<QueryObserver>,
+  naming: PreparedStatements,
   /** A tighter bound on connecting and on each query than the options' (the replica's read bound). */
   boundMs?: number,
 ): { pool: Pool; breaker: CircuitBreaker } {
@@ -371,6 +404,8 @@ function openPool(
     this.pending.push(started);
     return promised(this.pending, started, result);
   } as Client["query"];
+  // Named statements, below the timing: each of a statement's round trips is timed.
+  naming.install(WatchedClient);
 
   const config: PoolConfig = {
     ...connection,

@@ -5,6 +5,7 @@ export * from "./embedded";
 export * from "./errors";
 export * from "./migrations";
 export * from "./prepared-statements";
+export * from "./prisma-statements";
 export * from "./query-watchdog";
 export * from "./secret-hash";
 export * from "./token-hash";

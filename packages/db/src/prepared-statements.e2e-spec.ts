@@ -1,5 +1,4 @@
-import { Pool } from "pg";
-import { PreparedStatements } from "./prepared-statements";
+import { createDatabase, type Database } from "./client";
 import { createTestDatabase, type TestDatabase } from "./testing";
 
 const SQL = "SELECT $1::int + 1 AS n";
@@ -7,79 +6,114 @@ const HELD_SQL = "SELECT count(*)::int AS held FROM pg_prepared_statements WHERE
 
 describe("PreparedStatements on a real PostgreSQL", () => {
   let testDb: TestDatabase;
-  let pool: Pool;
+  let db: Database | undefined;
+  const refusals: Error[] = [];
+
+  /** One connection: the statements a query prepared are the ones the next query sees. */
+  const open = (options: { preparedStatements?: boolean; preparedStatementsPerConnection?: number } = {}) => {
+    db = createDatabase({
+      url: testDb.url,
+      poolMax: 1,
+      onStatementsUnnamed: (error) => refusals.push(error),
+      ...options,
+    });
+    return db;
+  };
+  const held = async (database: Database) => (await database.pool.query<{ held: number }>(HELD_SQL)).rows[0]?.held;
 
   beforeAll(async () => {
     testDb = await createTestDatabase("db_prepared");
   });
 
-  beforeEach(() => {
-    // One connection: the statements a query prepared are the ones the next query sees.
-    pool = new Pool({ connectionString: testDb.url, max: 1 });
-  });
-
   afterEach(async () => {
-    await pool.end();
+    refusals.length = 0;
+    await db?.close();
+    db = undefined;
   });
 
   afterAll(async () => {
     await testDb?.drop();
   });
 
-  it("prepares a statement once per connection and answers from it", async () => {
-    const statements = new PreparedStatements(pool);
+  it("prepares a statement sent through Prisma once per connection and answers from it", async () => {
+    const database = open();
     for (let i = 0; i < 3; i += 1) {
-      const { rows } = await statements.query<{ n: number }>(SQL, [i]);
+      const { rows } = await database.statements.query<{ n: number }>(SQL, [i]);
       expect(rows).toEqual([{ n: i + 1 }]);
     }
-    const { rows } = await pool.query<{ held: number }>(HELD_SQL);
-    expect(rows[0]?.held).toBe(1);
-    expect(statements.active).toBe(true);
+    expect(await held(database)).toBe(1);
+    expect(database.naming.primary.active).toBe(true);
+  });
+
+  it("keeps at most the configured number of statements per connection, deallocating the least recently used", async () => {
+    const database = open({ preparedStatementsPerConnection: 4 });
+    // Ten statement shapes, as ten walk or filter shapes would be; then the first again.
+    for (let shape = 0; shape < 10; shape += 1) {
+      const { rows } = await database.statements.query<{ n: number }>(`SELECT $1::int + ${shape} AS n`, [1]);
+      expect(rows).toEqual([{ n: 1 + shape }]);
+    }
+    expect(await held(database)).toBe(4);
+    const { rows } = await database.statements.query<{ n: number }>("SELECT $1::int + 0 AS n", [5]);
+    expect(rows).toEqual([{ n: 5 }]);
+    expect(await held(database)).toBe(4);
+    expect(database.naming.primary.active).toBe(true);
+  });
+
+  it("answers a statement whose result type changed under it (a widened column) instead of failing", async () => {
+    const database = open();
+    await database.pool.query("CREATE TABLE widened (id int PRIMARY KEY, slug varchar(8) NOT NULL, n int NOT NULL)");
+    await database.pool.query("INSERT INTO widened VALUES (1, 'a', 2700)");
+    const select = "SELECT slug, n FROM widened WHERE id = $1";
+    expect((await database.statements.query(select, [1])).rows).toEqual([{ slug: "a", n: 2700 }]);
+    // Widening a varchar rewrites nothing and takes milliseconds; the prepared plan's result type changes.
+    await database.pool.query("ALTER TABLE widened ALTER COLUMN slug TYPE varchar(64)");
+    expect((await database.statements.query(select, [1])).rows).toEqual([{ slug: "a", n: 2700 }]);
+    await database.pool.query("ALTER TABLE widened ALTER COLUMN n TYPE bigint");
+    const { rows } = await database.statements.query<{ n: unknown }>(select, [1]);
+    expect(Number(rows[0]?.n)).toBe(2700);
+    expect(database.naming.primary.active).toBe(true);
+    expect(refusals).toEqual([]);
   });
 
   it("sends the query again unnamed, and names nothing more, when the connection lost its statement (a pooler that switched server connections)", async () => {
-    const refusals: Error[] = [];
-    const statements = new PreparedStatements(pool, true, (error) => refusals.push(error));
-    await statements.query(SQL, [1]);
+    const database = open();
+    await database.statements.query(SQL, [1]);
     // The server forgets the statement that the client believes it holds, as when a transaction
     // pooler hands the client's next query to another server connection.
-    await pool.query("DEALLOCATE ALL");
-    const { rows } = await statements.query<{ n: number }>(SQL, [41]);
+    await database.pool.query("DEALLOCATE ALL");
+    const { rows } = await database.statements.query<{ n: number }>(SQL, [41]);
     expect(rows).toEqual([{ n: 42 }]);
-    expect(statements.active).toBe(false);
-    await statements.query(SQL, [2]);
-    expect((await pool.query<{ held: number }>(HELD_SQL)).rows[0]?.held).toBe(0);
+    expect(database.naming.primary.active).toBe(false);
+    await database.statements.query(SQL, [2]);
+    expect(await held(database)).toBe(0);
     expect(refusals.map((error) => (error as { code?: string }).code)).toEqual(["26000"]);
   });
 
   it("sends the query again unnamed when the server connection already holds that name (another client prepared it there)", async () => {
-    const client = await pool.connect();
-    try {
-      const onClient = { query: client.query.bind(client) } as unknown as Pool;
-      await new PreparedStatements(onClient).query(SQL, [1]);
-      // A second client that reaches the same server connection: pg has not parsed the statement
-      // on its side, so it sends Parse for a name the server connection holds already.
-      (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements =
-        {};
-      const statements = new PreparedStatements(onClient);
-      const { rows } = await statements.query<{ n: number }>(SQL, [6]);
-      expect(rows).toEqual([{ n: 7 }]);
-      expect(statements.active).toBe(false);
-    } finally {
-      client.release();
-    }
+    const database = open();
+    await database.statements.query(SQL, [1]);
+    // A second client that reaches the same server connection: pg has not parsed the statement
+    // on its side, so it sends Parse for a name the server connection holds already.
+    const client = await database.pool.connect();
+    (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements =
+      {};
+    client.release();
+    const { rows } = await database.statements.query<{ n: number }>(SQL, [6]);
+    expect(rows).toEqual([{ n: 7 }]);
+    expect(database.naming.primary.active).toBe(false);
+    expect(refusals.map((error) => (error as { code?: string }).code)).toEqual(["42P05"]);
   });
 
   it("names nothing when turned off (DATABASE_PREPARED_STATEMENTS=false)", async () => {
-    const statements = new PreparedStatements(pool, false);
-    await statements.query(SQL, [1]);
-    expect((await pool.query<{ held: number }>(HELD_SQL)).rows[0]?.held).toBe(0);
-    expect(statements.active).toBe(false);
+    const database = open({ preparedStatements: false });
+    await database.statements.query(SQL, [1]);
+    expect(await held(database)).toBe(0);
+    expect(database.naming.primary.active).toBe(false);
   });
 
-  it("passes on every other error and keeps naming", async () => {
-    const statements = new PreparedStatements(pool);
-    await expect(statements.query("SELECT 1/$1::int AS n", [0])).rejects.toMatchObject({ code: "22012" });
-    expect(statements.active).toBe(true);
+  it("passes on every other error with its SQLSTATE and keeps naming", async () => {
+    const database = open();
+    await expect(database.statements.query("SELECT 1/$1::int AS n", [0])).rejects.toMatchObject({ code: "22012" });
+    expect(database.naming.primary.active).toBe(true);
   });
 });

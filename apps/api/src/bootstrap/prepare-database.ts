@@ -41,6 +41,7 @@ export function databaseLimits(config: AppConfig) {
     lockTimeoutMs: config.dbLockTimeoutMs,
     readTimeoutMs: config.databaseReadTimeoutMs,
     preparedStatements: config.databasePreparedStatements,
+    preparedStatementsPerConnection: config.databasePreparedStatementsMax,
     breakerThreshold: config.dbBreakerThreshold,
     breakerProbeMs: config.dbBreakerProbeMs,
   };

@@ -355,6 +355,7 @@ export const EnvSchema = z.object({
   DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
   DATABASE_READ_TIMEOUT_MS: integer("DATABASE_READ_TIMEOUT_MS", 50, 600_000, 1_000),
   DATABASE_PREPARED_STATEMENTS: boolean("DATABASE_PREPARED_STATEMENTS", true),
+  DATABASE_PREPARED_STATEMENTS_MAX: integer("DATABASE_PREPARED_STATEMENTS_MAX", 1, 1_000, 32),
   EMBEDDED_DATA_DIR: z
     .string()
     .optional()
@@ -438,6 +439,8 @@ export interface AppConfig {
   databaseReadTimeoutMs: number;
   /** The token lookup and the list reads as named statements per connection (see PreparedStatements in @community/db). */
   databasePreparedStatements: boolean;
+  /** Most named statements each database connection keeps (the least recently used is deallocated past it). */
+  databasePreparedStatementsMax: number;
   embeddedDataDir: string;
   embeddedSeedDemo: boolean;
   dbPoolMax: number;
@@ -651,6 +654,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     databaseReadUrl: e.DATABASE_READ_URL,
     databaseReadTimeoutMs: e.DATABASE_READ_TIMEOUT_MS,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
+    databasePreparedStatementsMax: e.DATABASE_PREPARED_STATEMENTS_MAX,
     embeddedDataDir: e.EMBEDDED_DATA_DIR,
     embeddedSeedDemo: e.EMBEDDED_SEED_DEMO,
     dbPoolMax: e.DB_POOL_MAX,

@@ -65,3 +65,21 @@ describe(toEvent.name, () => {
     expect(toEvent(row({ currency: "EUR " })).price.currency).toBe("EUR");
   });
 });
+
+describe("integer columns of any width or numeric type", () => {
+  it.each([
+    ["int4 (a number)", 2700],
+    ["int8 through Prisma (a bigint)", 2700n],
+    ["int8 or numeric through node-postgres (a string)", "2700"],
+    ["numeric through Prisma (a decimal)", { toNumber: () => 2700 }],
+  ])("gives duration_seconds and the price as JSON numbers from %s", (_kind, value) => {
+    const event = toEvent(row({ duration_seconds: value, price_in_cents: typeof value === "number" ? 1999 : 1999n }));
+    expect(event.duration_seconds).toBe(2700);
+    expect(event.price).toEqual({ value: 19.99, value_in_cents: 1999, currency: "USD" });
+    expect(JSON.stringify(event)).toContain('"duration_seconds":2700,');
+  });
+
+  it("refuses a value that JSON cannot carry exactly rather than rounding it", () => {
+    expect(() => toEvent(row({ duration_seconds: 2n ** 53n + 1n }))).toThrow(RangeError);
+  });
+});

@@ -4,21 +4,23 @@ import {
   type AccountColumns,
   fromNullableUtcText,
   fromUtcText,
+  type IntegerColumn,
   type PriceColumns,
   toAccount,
+  toInteger,
   toPrice,
   utcTextColumn,
 } from "./item-columns";
 import type { TeamList } from "./team-list";
 
-/** The row EVENTS_LIST's columns select, as node-postgres returns it. */
+/** The row EVENTS_LIST's columns select, as the driver returns it. */
 export interface EventRow extends PriceColumns, AccountColumns {
   id: string;
   slug: string;
   name: string;
   description: string | null;
   cover_url: string | null;
-  duration_seconds: number;
+  duration_seconds: IntegerColumn;
   /** Timestamps as utcTextColumn selects them: `2026-03-01 18:30:00`. */
   scheduled_at: string;
   live_at: string | null;
@@ -32,7 +34,7 @@ export function toEvent(row: EventRow): Event {
   return {
     id: row.id,
     slug: row.slug,
-    duration_seconds: row.duration_seconds,
+    duration_seconds: toInteger(row.duration_seconds),
     scheduled_at: fromUtcText(row.scheduled_at),
     live_at: fromNullableUtcText(row.live_at),
     completed_at: fromNullableUtcText(row.completed_at),

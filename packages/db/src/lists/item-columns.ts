@@ -31,6 +31,27 @@ export function fromNullableUtcText(text: string | null): Timestamp | null {
   return text === null ? null : fromUtcText(text);
 }
 
+/**
+ * An integer column as a driver may return it: a number (int2/int4), a bigint (int8 through
+ * Prisma), a string (int8 or numeric through node-postgres) or a decimal object (numeric through
+ * Prisma). Declared so because a routine migration (`ALTER COLUMN ... TYPE bigint`) changes which
+ * one arrives, and the contract's integer must not change with it.
+ */
+export type IntegerColumn = number | bigint | string | { toNumber(): number };
+
+/** The contract's integer of an IntegerColumn value; a RangeError for what is not a safe integer. */
+export function toInteger(value: IntegerColumn): number {
+  const number =
+    typeof value === "number"
+      ? value
+      : typeof value === "bigint" || typeof value === "string"
+        ? Number(value)
+        : value.toNumber();
+  if (!Number.isSafeInteger(number))
+    throw new RangeError(`${String(value)} is not an integer that JSON carries exactly`);
+  return number;
+}
+
 /** The account columns of a list query (alias `a`), prefixed so they never clash with the item's. */
 export const ACCOUNT_COLUMNS =
   "a.id AS account_id, a.slug AS account_slug, a.name AS account_name, a.partner AS account_partner, " +
@@ -48,7 +69,7 @@ export interface AccountColumns {
 
 /** The price columns shared by events and guides: integer minor units and an ISO 4217 code. */
 export interface PriceColumns {
-  price_in_cents: number;
+  price_in_cents: IntegerColumn;
   currency: string;
 }
 
@@ -65,5 +86,5 @@ export function toAccount(row: AccountColumns): Account {
 
 export function toPrice(row: PriceColumns): Price {
   // CHAR(3) columns come back blank-padded from some drivers; codes never contain spaces.
-  return priceFromMinorUnits(row.price_in_cents, row.currency.trim());
+  return priceFromMinorUnits(toInteger(row.price_in_cents), row.currency.trim());
 }

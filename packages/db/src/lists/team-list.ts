@@ -1,11 +1,18 @@
-import type { QueryResult, QueryResultRow } from "pg";
+import type { QueryResultRow } from "pg";
+
+/** The rows of one statement. */
+export interface StatementResult<Row> {
+  rows: Row[];
+}
 
 /**
- * What the list statements need of a connection pool: pg's `Pool` has it. Each statement names
- * the row type it returns, declared next to its SQL.
+ * What the list statements need to run: one statement with bound parameters, its rows back. The
+ * service sends them through the Prisma client (PrismaStatements); pg's `Pool` has it too (the
+ * benchmark's floor and the tests' oracles). Each statement names the row type it returns,
+ * declared next to its SQL.
  */
 export interface Queryable {
-  query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<Row>>;
+  query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<StatementResult<Row>>;
 }
 
 /**

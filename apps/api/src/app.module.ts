@@ -2,14 +2,14 @@ import type { Database } from "@community/db";
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import type { DestinationStream } from "pino";
-import { AuthModule } from "./auth/auth.module";
-import { BearerAuthGuard } from "./auth/bearer-auth.guard";
 import { NotFoundModule } from "./common/not-found.module";
 import { ProblemFilter } from "./common/problem.filter";
 import { QueryValidationPipe } from "./common/validation.pipe";
 import type { AppConfig } from "./config/config";
 import { ConfigModule } from "./config/config.module";
 import { DatabaseModule } from "./database/database.module";
+import { EventsModule } from "./events/events.module";
+import { GuidesModule } from "./guides/guides.module";
 import { HealthModule } from "./health/health.module";
 import { LoggingModule } from "./logging/logging.module";
 import { MetricsModule } from "./metrics/metrics.module";
@@ -18,7 +18,6 @@ import { DocsModule } from "./openapi/docs.module";
 import { RateLimitModule } from "./rate-limit/rate-limit.module";
 import { RequestPassMiddleware } from "./request-pass.middleware";
 import { SecurityModule } from "./security/security.module";
-import { TeamListsModule } from "./team-lists/team-lists.module";
 
 @Module({})
 export class AppModule implements NestModule {
@@ -39,7 +38,8 @@ export class AppModule implements NestModule {
         SecurityModule,
         RateLimitModule,
         HealthModule,
-        TeamListsModule.register({ imports: [AuthModule], authentication: BearerAuthGuard }),
+        EventsModule,
+        GuidesModule,
         DocsModule,
         ...(config.oauth.builtIn === undefined ? [] : [OAuthModule]),
         // Last: its route takes every path that the routes before it left.

@@ -1,44 +1,54 @@
 import { READ_SCOPE } from "@community/domain";
 import { type ExecutionContext, Injectable } from "@nestjs/common";
+import { Reflector } from "@nestjs/core";
 import { AuthGuard } from "@nestjs/passport";
 import type { Request } from "express";
+import { isPublic } from "../common/public.decorator";
 import { InsufficientScopeException, InvalidTokenException, MissingCredentialsException } from "./auth.problems";
-import { BearerStrategy } from "./bearer.strategy";
 import type { Member } from "./member";
 
 export type AuthenticatedRequest = Request & { member: Member };
 
+/** What passport and passport-http-bearer are shown of a request: its headers alone. */
+interface BearerCredentials {
+  headers: Request["headers"];
+}
+
 /**
- * Authenticates with the bearer strategy and turns every failure into the contract's 401
- * (RFC 6750): a plain challenge when no bearer token was sent, `error="invalid_token"` when one
- * was sent and is not valid. A valid JWT without the read scope is a 403 insufficient_scope (both
- * endpoints behind this guard only read). Database failures pass through (they become 503).
+ * Authenticates through passport (`passport.authenticate("bearer")`, run by @nestjs/passport's
+ * AuthGuard) with the bearer strategy (BearerStrategy, passport-http-bearer's parser) and turns
+ * every failure into the contract's 401 (RFC 6750): a plain challenge when no bearer token was
+ * sent, `error="invalid_token"` when one was sent and is not valid. A valid JWT without the read
+ * scope is a 403 insufficient_scope (every route behind this guard only reads). Database failures
+ * pass through (they become 503).
  *
- * The strategy is passport's (BearerStrategy, registered with passport as "bearer"), but a
- * request does not go through `passport.authenticate`: that makes a new strategy object per
- * request (`Object.create` of the registered one) and hangs five fresh closures on it, and with
- * them every object the request allocated survived young-generation collections until the next
- * full one (bench/README.md, "Garbage: the promotion chain"). The guard reads the token as
- * passport-http-bearer does and calls the strategy's `validate` itself.
+ * Passport is shown the request's headers alone (getRequest), for two reasons. The contract takes
+ * the token from the Authorization header only, while passport-http-bearer would also read an
+ * `access_token` from the query string or a body (which leaks tokens into logs). And what
+ * passport.authenticate makes per request (a strategy object, its five closures, the properties
+ * it sets on the request) then holds that small object rather than the request: before, those
+ * closures kept the request and everything it allocated alive past young-generation collections
+ * (bench/README.md, "Garbage: the promotion chain"; docs/decisions.md, "passport").
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard("bearer") {
-  constructor(private readonly strategy: BearerStrategy) {
+  constructor(private readonly reflector: Reflector) {
     super();
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request>();
-    const token = bearerToken(request.headers.authorization);
-    const member = token === undefined ? false : await this.strategy.validate(token);
-    this.handleRequest(null, member, undefined, context);
-    return true;
+  override canActivate(context: ExecutionContext): Promise<boolean> | boolean {
+    if (isPublic(this.reflector, context)) return true;
+    return super.canActivate(context) as Promise<boolean>;
+  }
+
+  override getRequest(context: ExecutionContext): BearerCredentials {
+    return { headers: context.switchToHttp().getRequest<Request>().headers };
   }
 
   override handleRequest<TUser = Member>(
     error: unknown,
     member: Member | false,
-    _info: unknown,
+    _challenge: unknown,
     context: ExecutionContext,
   ): TUser {
     if (error) throw error;
@@ -57,19 +67,10 @@ export class BearerAuthGuard extends AuthGuard("bearer") {
 }
 
 /**
- * The token of an `Authorization: Bearer <token>` header, read as passport-http-bearer reads it:
- * exactly two parts separated by one space, the scheme in any case, a token that is not empty.
- * Only the header: passport-http-bearer would also take `access_token` from the query string or
- * body, which leaks tokens into logs.
+ * True when a refused request's header uses the Bearer scheme (any case) and carries something
+ * after it: the token was sent, so the challenge says `invalid_token`. This classifies a failure
+ * for the answer; the token itself is only ever read by passport-http-bearer.
  */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const parts = header.split(" ");
-  if (parts.length !== 2 || !/^Bearer$/i.test(parts[0] as string)) return undefined;
-  return parts[1] === "" ? undefined : parts[1];
-}
-
-/** True when the header uses the Bearer scheme (any case) and carries something after it. */
 function bearerTokenSent(header: string | undefined): boolean {
   const match = header?.match(/^\s*bearer(?:\s+(.*))?$/i);
   return match !== null && match !== undefined && (match[1] ?? "").trim() !== "";

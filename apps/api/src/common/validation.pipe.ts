@@ -26,14 +26,38 @@ export const validationOptions = (problem: (errors: ParameterError[]) => Error):
     ),
 });
 
-/** The parameters a DTO declares (those with a class-validator decorator). */
-function declaredParameters(metatype: ArgumentMetadata["metatype"]): Set<string> {
-  if (metatype === undefined) return new Set();
-  return new Set(
-    getMetadataStorage()
-      .getTargetValidationMetadatas(metatype, "", true, false)
-      .map((metadata) => metadata.propertyName),
-  );
+const DECLARED = new WeakMap<object, Map<string, number>>();
+
+/**
+ * The parameters a DTO declares (those with a class-validator decorator), each with its place:
+ * a base class's parameters first (the paging ones before a list's filters), then in the order
+ * the class declares them. Read from the metadata once per DTO class.
+ */
+function declaredParameters(metatype: ArgumentMetadata["metatype"]): Map<string, number> {
+  if (metatype === undefined) return new Map();
+  let declared = DECLARED.get(metatype);
+  if (declared === undefined) {
+    const classes: ArgumentMetadata["metatype"][] = [];
+    for (let type = metatype; type !== undefined && type !== Function.prototype; type = Object.getPrototypeOf(type))
+      classes.unshift(type);
+    declared = new Map();
+    for (const type of classes)
+      for (const metadata of getMetadataStorage().getTargetValidationMetadatas(
+        type as new () => object,
+        "",
+        true,
+        false,
+      ))
+        if (!declared.has(metadata.propertyName)) declared.set(metadata.propertyName, declared.size);
+    DECLARED.set(metatype, declared);
+  }
+  return declared;
+}
+
+/** `errors` in the order their DTO declares the parameters. */
+function inDeclaredOrder(errors: ParameterError[], declared: Map<string, number>): ParameterError[] {
+  const place = (error: ParameterError) => declared.get(error.parameter) ?? declared.size;
+  return [...errors].sort((a, b) => place(a) - place(b));
 }
 
 /**
@@ -41,7 +65,7 @@ function declaredParameters(metatype: ArgumentMetadata["metatype"]): Set<string>
  * name as sent, so whitelisting would silently drop it and answer as if it were absent, while
  * the client asked for something. It is an invalid-query error naming the parameter.
  */
-function bracketedParameters(query: unknown, declared: Set<string>): ParameterError[] {
+function bracketedParameters(query: unknown, declared: Map<string, number>): ParameterError[] {
   if (typeof query !== "object" || query === null) return [];
   const named = new Set<string>();
   for (const key of Object.keys(query)) {
@@ -66,14 +90,16 @@ export class QueryValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== "query") return value;
-    const bracketed = bracketedParameters(value, declaredParameters(metadata.metatype));
+    const declared = declaredParameters(metadata.metatype);
+    const bracketed = bracketedParameters(value, declared);
     let invalid: ParameterError[] = [];
     try {
       const query = await super.transform(value, metadata);
       if (bracketed.length === 0) return query;
     } catch (error) {
-      if (!(error instanceof InvalidQueryException) || bracketed.length === 0) throw error;
-      invalid = error.errors;
+      if (!(error instanceof InvalidQueryException)) throw error;
+      invalid = inDeclaredOrder(error.errors, declared);
+      if (bracketed.length === 0) throw new InvalidQueryException(invalid);
     }
     // One error per parameter: a value that is invalid already says so.
     const named = new Set(invalid.map((error) => error.parameter));

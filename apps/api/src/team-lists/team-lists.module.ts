@@ -1,48 +1,42 @@
-import { type CanActivate, type DynamicModule, Module, type OnModuleInit, type Type } from "@nestjs/common";
+import { Module, type OnModuleInit } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { MetricsModule } from "../metrics/metrics.module";
 import { MetricsService } from "../metrics/metrics.service";
 import { ChangeLogSweeper } from "./change-log.sweeper";
-import { LIST_AUTHENTICATION, ListAuthenticationGuard } from "./list-authentication.guard";
 import { ListChangesService } from "./list-changes.service";
+import { ListEndpoints } from "./list-endpoints";
 import { PageCache } from "./page-cache";
 import { instrumentPageCache } from "./page-cache-metrics";
 import { SignedTokens } from "./signed-tokens";
-import { TeamListsController } from "./team-lists.controller";
 import { TeamListsService } from "./team-lists.service";
 
 /**
- * Every declared team list (TEAM_LISTS of @community/db/lists): one controller, one use case, one
- * page cache (one byte budget) for all lists, the change feed and its sweep. The app names the
- * authentication (a guard exported by one of `imports`), so the lists do not depend on auth/.
+ * The machinery that every team list's module (EventsModule, GuidesModule) shares: the use case
+ * of pages and walks (TeamListsService), the changes feed (ListChangesService), what their
+ * controllers do once validated (ListEndpoints), one page cache (one byte budget) for all lists,
+ * the sync tokens and cursors, and the change log's sweep.
  */
-@Module({})
+@Module({
+  imports: [MetricsModule],
+  providers: [
+    {
+      provide: PageCache,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new PageCache(config.pageCacheBytes),
+    },
+    {
+      provide: SignedTokens,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new SignedTokens(config.sync.secret),
+    },
+    TeamListsService,
+    ListChangesService,
+    ListEndpoints,
+    ChangeLogSweeper,
+  ],
+  exports: [TeamListsService, ListChangesService, ListEndpoints],
+})
 export class TeamListsModule implements OnModuleInit {
-  static register(options: { imports: DynamicModule["imports"]; authentication: Type<CanActivate> }): DynamicModule {
-    return {
-      module: TeamListsModule,
-      imports: [MetricsModule, ...(options.imports ?? [])],
-      controllers: [TeamListsController],
-      providers: [
-        { provide: LIST_AUTHENTICATION, useExisting: options.authentication },
-        ListAuthenticationGuard,
-        {
-          provide: PageCache,
-          inject: [APP_CONFIG],
-          useFactory: (config: AppConfig) => new PageCache(config.pageCacheBytes),
-        },
-        {
-          provide: SignedTokens,
-          inject: [APP_CONFIG],
-          useFactory: (config: AppConfig) => new SignedTokens(config.sync.secret),
-        },
-        TeamListsService,
-        ListChangesService,
-        ChangeLogSweeper,
-      ],
-    };
-  }
-
   constructor(
     private readonly cache: PageCache,
     private readonly metrics: MetricsService,

@@ -1,0 +1,48 @@
+import { GUIDES_LIST } from "@community/db/lists";
+import { All, Controller, Get, Query, Req, Res, UseGuards } from "@nestjs/common";
+import type { Request, Response } from "express";
+import { BearerAuthGuard } from "../auth/bearer-auth.guard";
+import { AcceptJsonGuard } from "../common/accept-json.guard";
+import { Public } from "../common/public.decorator";
+import { type CallerTeam, CurrentTeam } from "../team-lists/current-team.decorator";
+import { ChangesQueryDto } from "../team-lists/dto/changes-query.dto";
+import { ListEndpoints } from "../team-lists/list-endpoints";
+import { GuidesQueryDto } from "./dto/guides-query.dto";
+
+/**
+ * `/v1/me/community/team/guides`: a page or a cursor walk (GET, HEAD), the changes feed, and 405
+ * for any other method. Behind the bearer token (passport), then Accept (406), then the query DTO
+ * (400, the global ValidationPipe).
+ */
+@Controller("v1/me/community/team/guides")
+@UseGuards(BearerAuthGuard, AcceptJsonGuard)
+export class GuidesController {
+  constructor(private readonly endpoints: ListEndpoints) {}
+
+  @Get()
+  list(
+    @Query() query: GuidesQueryDto,
+    @CurrentTeam() team: CallerTeam,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    return this.endpoints.page(GUIDES_LIST, query, team, request, response);
+  }
+
+  @Get("changes")
+  changes(
+    @Query() query: ChangesQueryDto,
+    @CurrentTeam() team: CallerTeam,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    return this.endpoints.changesPage(GUIDES_LIST, query, team, request, response);
+  }
+
+  // Declared after the GET routes: Express tries routes in order, and GET must reach them.
+  @All(["", "changes"])
+  @Public()
+  otherMethods(@Req() request: Request): never {
+    return this.endpoints.otherMethod(request);
+  }
+}

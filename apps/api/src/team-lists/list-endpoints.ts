@@ -1,0 +1,55 @@
+import type { AnyTeamList } from "@community/db/lists";
+import { Injectable } from "@nestjs/common";
+import type { Request, Response } from "express";
+import { negotiateContentCoding } from "./content-coding";
+import type { CallerTeam } from "./current-team.decorator";
+import type { ChangesQueryDto } from "./dto/changes-query.dto";
+import { ListChangesService } from "./list-changes.service";
+import { sendListPage, sendPrivateJson } from "./list-page.response";
+import { changesQueryOf, type ListQueryDto, listQueryOf } from "./list-query";
+import { MethodNotAllowedException } from "./team-lists.problems";
+import { TeamListsService } from "./team-lists.service";
+
+/**
+ * What the controller of every team list does once its route, guards and DTO have run: a page or
+ * cursor walk, the changes feed and the 405, for the list it names. The controllers
+ * (EventsController, GuidesController) declare the routes, the guards and the query DTOs; the
+ * responses are written here, as page bytes come ready from the page cache.
+ */
+@Injectable()
+export class ListEndpoints {
+  constructor(
+    private readonly lists: TeamListsService,
+    private readonly changes: ListChangesService,
+  ) {}
+
+  async page(
+    spec: AnyTeamList,
+    query: ListQueryDto,
+    team: CallerTeam,
+    request: Request,
+    response: Response,
+  ): Promise<void> {
+    // Headers read here rather than by @Headers() parameters: each parameter costs a param factory
+    // and a pass through the global pipe on every request.
+    const coding = negotiateContentCoding(request.headers["accept-encoding"]);
+    const ifNoneMatch = request.headers["if-none-match"];
+    const page = await this.lists.find(spec, team, listQueryOf(spec, query), { ifNoneMatch, coding });
+    sendListPage(request, response, coding, page);
+  }
+
+  async changesPage(
+    spec: AnyTeamList,
+    query: ChangesQueryDto,
+    team: CallerTeam,
+    request: Request,
+    response: Response,
+  ): Promise<void> {
+    const body = await this.changes.find(spec, team, changesQueryOf(query));
+    sendPrivateJson(request, response, negotiateContentCoding(request.headers["accept-encoding"]), body);
+  }
+
+  otherMethod(request: Request): never {
+    throw new MethodNotAllowedException(request.method);
+  }
+}

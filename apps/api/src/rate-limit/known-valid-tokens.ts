@@ -15,7 +15,8 @@ export class KnownValidTokens {
   private readonly digests: LRUCache<string, true> | undefined;
 
   constructor(readonly ttlSeconds: number) {
-    this.digests = ttlSeconds === 0 ? undefined : new LRUCache({ max: MAX_ENTRIES, ttl: ttlSeconds * 1000 });
+    this.digests =
+      ttlSeconds === 0 ? undefined : new LRUCache({ max: MAX_ENTRIES, ttl: ttlSeconds * 1000, ttlResolution: 0 });
   }
 
   has(digest: string): boolean {

@@ -1,6 +1,7 @@
 import type { Database } from "@community/db";
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule } from "@nestjs/common";
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
+import { ScheduleModule } from "@nestjs/schedule";
 import type { DestinationStream } from "pino";
 import { NotFoundModule } from "./common/not-found.module";
 import { ProblemFilter } from "./common/problem.filter";
@@ -32,6 +33,8 @@ export class AppModule implements NestModule {
       // logs every response, and its security headers come before the sign-in pages replace their CSP.
       imports: [
         ConfigModule.register(config),
+        // The sweepers' intervals (common/background-task.ts), cleared before the shutdown hooks.
+        ScheduleModule.forRoot(),
         DatabaseModule.register(database),
         LoggingModule.register(config, options.logDestination),
         MetricsModule,

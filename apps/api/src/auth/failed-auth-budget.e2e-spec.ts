@@ -55,7 +55,7 @@ describe.each<Backend>(["postgres", "embedded"])("failed authentications from on
     expectProblem(refused, 429, "rate-limited");
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
     expect(refused.body.detail).toMatch(/failed authentications/);
-    // The address is refused whatever token it sends; other addresses are not affected.
+    // The address is refused for a token this replica has not seen valid; other addresses are not affected.
     expect((await get(e2e, TOKENS.runner, ATTACKER)).status).toBe(429);
     expect((await get(e2e, TOKENS.runner, NEIGHBOUR)).status).toBe(200);
     expect((await get(e2e, madeUp(), NEIGHBOUR)).status).toBe(401);

@@ -1,3 +1,4 @@
+import { loadJose } from "./jose";
 import { discoverJwksUri, IssuerKeysUnavailableError, RemoteIssuerKeys } from "./jwks-discovery";
 
 /** A fetch that answers from a table of URL -> JSON body (anything else: 404). */
@@ -88,5 +89,31 @@ describe(RemoteIssuerKeys.name, () => {
     const { keys, failures } = keysOver(() => new Promise<Response>(() => undefined), 0);
     await expect(keys.getKey(header, token)).rejects.toThrow(/cannot be fetched/);
     expect(failures).toHaveLength(1);
+  });
+
+  it("keeps verifying with the keys it has while the issuer is down, and refetches an unknown kid once per cooldown", async () => {
+    jest.useFakeTimers({ doNotFake: ["nextTick", "setImmediate", "queueMicrotask", "setTimeout", "clearTimeout"] });
+    const jose = await loadJose();
+    const { publicKey } = await jose.generateKeyPair("ES256", { extractable: true });
+    const jwk = { ...(await jose.exportJWK(publicKey)), kid: "k", alg: "ES256" };
+    let up = true;
+    const { keys, fetches, failures } = keysOver(async () =>
+      up ? Response.json({ keys: [jwk] }) : new Response("down", { status: 503 }),
+    );
+    await expect(keys.getKey(header, token)).resolves.toBeDefined();
+    expect(fetches()).toBe(1);
+
+    up = false;
+    // Long after jose's default cache age (10 minutes): the known key still verifies, with no fetch.
+    jest.setSystemTime(Date.now() + 3_600_000);
+    await expect(keys.getKey(header, token)).resolves.toBeDefined();
+    expect(fetches()).toBe(1);
+    // An unknown kid: one fetch, which fails and is remembered; the known key still verifies.
+    const unknown = { alg: "ES256", kid: "other" };
+    await expect(keys.getKey(unknown, token)).rejects.toThrow(IssuerKeysUnavailableError);
+    await expect(keys.getKey(unknown, token)).rejects.toThrow(IssuerKeysUnavailableError);
+    expect(fetches()).toBe(2);
+    expect(failures).toHaveLength(1);
+    await expect(keys.getKey(header, token)).resolves.toBeDefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { JWK, JWTVerifyGetKey } from "./jose";
+import type { JWTVerifyGetKey } from "./jose";
 import { loadJose } from "./jose";
 
 /**
@@ -58,7 +58,7 @@ export interface RemoteIssuerKeysOptions {
   jwksUri: string | undefined;
   /** Least time between two fetches, successful or failed. */
   cooldownMs: number;
-  /** The longest a fetch (discovery and JWKS together) may take. */
+  /** The longest one fetch (the discovery, or the JWKS) may take. */
   timeoutMs: number;
   /** Told once per failed fetch (not per request that meets the remembered failure). */
   onFailure: (error: Error) => void;
@@ -67,78 +67,84 @@ export interface RemoteIssuerKeysOptions {
 
 /**
  * An external issuer's signing keys: discovered and fetched on first use (so the api starts while
- * the provider is down), refetched for an unknown `kid`. Requests never multiply fetches: one fetch
- * in flight is shared by every request waiting for it, a failure is remembered for the cooldown
- * (requests meanwhile fail at once), and a fetch that hangs is abandoned after `timeoutMs`.
+ * the provider is down), refetched for an unknown `kid`. The key set is jose's
+ * `createRemoteJWKSet`: it keeps the keys (for good: `cacheMaxAge` Infinity, so a provider that is
+ * down does not fail tokens of known keys), shares one fetch in flight among the requests waiting
+ * for it, refetches for an unknown `kid` at most once per `cooldownDuration`, and gives each fetch
+ * `timeoutDuration`. What jose does not do is kept here, around the fetches it makes: the
+ * discovery of the JWKS URI, and the memory of a failure: jose fetches again on the next request
+ * after a failed fetch, so here a failed fetch (discovery or JWKS) is remembered for the cooldown
+ * and requests meanwhile fail at once, without a fetch; a fetch that ignores its signal is
+ * abandoned after `timeoutMs` all the same.
  */
 export class RemoteIssuerKeys {
-  private keys: { getKey: JWTVerifyGetKey; fetchedAt: number } | undefined;
+  private keySet: Promise<JWTVerifyGetKey> | undefined;
   private failure: { error: IssuerKeysUnavailableError; at: number } | undefined;
-  private inFlight: Promise<JWTVerifyGetKey> | undefined;
-  private jwksUri: string | undefined;
   private readonly fetchFn: typeof fetch;
 
   constructor(private readonly options: RemoteIssuerKeysOptions) {
-    this.jwksUri = options.jwksUri;
     this.fetchFn = options.fetchFn ?? fetch;
   }
 
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
-    const jose = await loadJose();
-    const current = this.keys;
-    if (current === undefined) return (await this.refresh())(header, token);
-    try {
-      return await current.getKey(header, token);
-    } catch (error) {
-      const stale = Date.now() - current.fetchedAt >= this.options.cooldownMs;
-      if (error instanceof jose.errors.JWKSNoMatchingKey && stale) return (await this.refresh())(header, token);
+    this.keySet ??= this.createKeySet().catch((error: unknown) => {
+      this.keySet = undefined;
       throw error;
-    }
+    });
+    return (await this.keySet)(header, token);
   };
 
-  private refresh(): Promise<JWTVerifyGetKey> {
-    if (this.inFlight !== undefined) return this.inFlight;
-    const failure = this.failure;
-    if (failure !== undefined && Date.now() - failure.at < Math.max(this.options.cooldownMs, FAILURE_MEMORY_FLOOR_MS)) {
-      return Promise.reject(failure.error);
-    }
-    this.inFlight = this.fetchKeys()
-      .then((getKey) => {
-        this.keys = { getKey, fetchedAt: Date.now() };
-        this.failure = undefined;
-        return getKey;
-      })
-      .catch((error: unknown) => {
-        const unavailable = new IssuerKeysUnavailableError(
-          `the keys of ${this.options.issuer} cannot be fetched: ${error instanceof Error ? error.message : String(error)}`,
-        );
-        this.failure = { error: unavailable, at: Date.now() };
-        this.options.onFailure(unavailable);
-        throw unavailable;
-      })
-      .finally(() => {
-        this.inFlight = undefined;
-      });
-    return this.inFlight;
+  private async createKeySet(): Promise<JWTVerifyGetKey> {
+    const jose = await loadJose();
+    const { issuer, cooldownMs, timeoutMs } = this.options;
+    const jwksUri =
+      this.options.jwksUri ?? (await this.fetching((signal) => discoverJwksUri(issuer, this.fetchFn, signal)));
+    return jose.createRemoteJWKSet(new URL(jwksUri), {
+      cooldownDuration: cooldownMs,
+      cacheMaxAge: Number.POSITIVE_INFINITY,
+      timeoutDuration: timeoutMs,
+      [jose.customFetch]: (url, init) => this.fetching((signal) => this.fetchJwks(url, init, signal)),
+    });
   }
 
-  private fetchKeys(): Promise<JWTVerifyGetKey> {
-    const { timeoutMs } = this.options;
+  /** The JWKS, checked as jose will check it, so that a malformed one is a remembered failure too. */
+  private async fetchJwks(url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
+    const response = await this.fetchFn(url, {
+      ...init,
+      signal: AbortSignal.any([signal, init.signal as AbortSignal]),
+    });
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    const jwks = (await response.json()) as { keys?: unknown };
+    const keys = jwks.keys;
+    if (!Array.isArray(keys) || !keys.every((key) => typeof key === "object" && key !== null && !Array.isArray(key))) {
+      throw new Error(`${url}: no "keys" array of objects`);
+    }
+    return Response.json({ keys });
+  }
+
+  /** Runs a fetch unless one failed within the cooldown; bounds its wait; remembers its failure. */
+  private async fetching<T>(fetchOnce: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const { cooldownMs, timeoutMs, issuer } = this.options;
+    const failure = this.failure;
+    if (failure !== undefined && Date.now() - failure.at < Math.max(cooldownMs, FAILURE_MEMORY_FLOOR_MS)) {
+      throw failure.error;
+    }
     const signal = AbortSignal.timeout(timeoutMs);
     // The signal also cancels the requests; the race bounds the wait whatever the fetch does.
     const deadline = new Promise<never>((_resolve, reject) => {
       signal.addEventListener("abort", () => reject(new Error(`no answer within ${timeoutMs} ms`)), { once: true });
     });
-    return Promise.race([this.fetchKeysUntil(signal), deadline]);
-  }
-
-  private async fetchKeysUntil(signal: AbortSignal): Promise<JWTVerifyGetKey> {
-    const jose = await loadJose();
-    this.jwksUri ??= await discoverJwksUri(this.options.issuer, this.fetchFn, signal);
-    const response = await this.fetchFn(this.jwksUri, { headers: { accept: "application/json" }, signal });
-    if (!response.ok) throw new Error(`${this.jwksUri}: HTTP ${response.status}`);
-    const jwks = (await response.json()) as { keys?: unknown };
-    if (!Array.isArray(jwks.keys)) throw new Error(`${this.jwksUri}: no "keys" array`);
-    return jose.createLocalJWKSet({ keys: jwks.keys as JWK[] });
+    try {
+      const result = await Promise.race([fetchOnce(signal), deadline]);
+      this.failure = undefined;
+      return result;
+    } catch (error) {
+      const unavailable = new IssuerKeysUnavailableError(
+        `the keys of ${issuer} cannot be fetched: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      this.failure = { error: unavailable, at: Date.now() };
+      this.options.onFailure(unavailable);
+      throw unavailable;
+    }
   }
 }

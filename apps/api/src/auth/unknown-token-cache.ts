@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+
 /** Token digests remembered at most: beyond it the oldest are forgotten (and looked up again). */
 const MAX_ENTRIES = 10_000;
 
@@ -7,37 +9,33 @@ const MAX_ENTRIES = 10_000;
  * after it was refused here works at most `ttlMs` later (tokens the service issues itself are JWTs
  * and never pass through here; opaque tokens come from the fixture loader). Revoked and expired
  * tokens are not kept (a reload may extend an expiry), and a valid token is looked up on every
- * request, so revocation takes effect at once. Bounded, so that a flood of distinct made-up
- * tokens cannot grow it.
+ * request, so revocation takes effect at once. Bounded (lru-cache), so that a flood of distinct
+ * made-up tokens cannot grow it.
  */
 export class UnknownTokenCache {
-  /** Digest -> when it is looked up again (ms since the epoch), oldest first. */
-  private readonly entries = new Map<string, number>();
+  private readonly digests: LRUCache<string, true> | undefined;
 
   constructor(
     readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    // ttlResolution 0: read the clock on each check rather than keep a timer that clears a cached time.
+    this.digests =
+      ttlMs === 0
+        ? undefined
+        : new LRUCache({ max: MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, updateAgeOnHas: false, perf: { now } });
+  }
 
   has(digest: string): boolean {
-    const until = this.entries.get(digest);
-    if (until === undefined) return false;
-    if (until > this.now()) return true;
-    this.entries.delete(digest);
-    return false;
+    // get, not has: an expired digest is dropped as it is found.
+    return this.digests?.get(digest) !== undefined;
   }
 
   add(digest: string): void {
-    if (this.ttlMs === 0) return;
-    this.entries.delete(digest);
-    this.entries.set(digest, this.now() + this.ttlMs);
-    if (this.entries.size > MAX_ENTRIES) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done !== true) this.entries.delete(oldest.value);
-    }
+    this.digests?.set(digest, true);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.digests?.size ?? 0;
   }
 }

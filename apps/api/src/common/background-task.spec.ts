@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from "@nestjs/schedule";
 import { BackgroundTask } from "./background-task";
 
 function deferred<T>() {
@@ -10,7 +11,7 @@ function deferred<T>() {
 
 describe("BackgroundTask", () => {
   it("runs one task at a time: a run asked for meanwhile gets the one under way", async () => {
-    const task = new BackgroundTask<number>();
+    const task = new BackgroundTask<number>(new SchedulerRegistry(), "test");
     const gate = deferred<number>();
     const started: string[] = [];
     const first = task.run(() => {
@@ -29,7 +30,7 @@ describe("BackgroundTask", () => {
   });
 
   it("stops only after the run under way ended, even a failed one", async () => {
-    const task = new BackgroundTask<void>();
+    const task = new BackgroundTask<void>(new SchedulerRegistry(), "test");
     const gate = deferred<void>();
     const events: string[] = [];
     const failing = task.run(async () => {
@@ -48,11 +49,20 @@ describe("BackgroundTask", () => {
   });
 
   it("never schedules with an interval of 0", async () => {
-    const task = new BackgroundTask<void>();
+    const task = new BackgroundTask<void>(new SchedulerRegistry(), "test");
     const spy = jest.spyOn(global, "setInterval");
     task.every(0, async () => undefined);
     expect(spy).not.toHaveBeenCalled();
     spy.mockRestore();
     await task.stop();
+  });
+
+  it("registers its interval with @nestjs/schedule, and clears it when stopped", async () => {
+    const scheduler = new SchedulerRegistry();
+    const task = new BackgroundTask<void>(scheduler, "sweep");
+    task.every(60, async () => undefined);
+    expect(scheduler.getIntervals()).toEqual(["sweep"]);
+    await task.stop();
+    expect(scheduler.getIntervals()).toEqual([]);
   });
 });

@@ -405,6 +405,7 @@ export const EnvSchema = z.object({
   AUTH_FAILURE_LIMIT: integer("AUTH_FAILURE_LIMIT", 0, 10_000_000, 20),
   AUTH_FAILURE_WINDOW_SECONDS: integer("AUTH_FAILURE_WINDOW_SECONDS", 1, 86_400, 60),
   AUTH_UNKNOWN_TOKEN_CACHE_MS: integer("AUTH_UNKNOWN_TOKEN_CACHE_MS", 0, 60_000, 2_000),
+  AUTH_KNOWN_TOKEN_TTL_SECONDS: integer("AUTH_KNOWN_TOKEN_TTL_SECONDS", 0, 86_400, 900),
   REDIS_URL: redisUrl,
   REDIS_KEY_PREFIX: keyPrefix,
   REDIS_COMMAND_TIMEOUT_MS: integer("REDIS_COMMAND_TIMEOUT_MS", 10, 60_000, 100),
@@ -471,6 +472,11 @@ export interface AppConfig {
   authFailureWindowSeconds: number;
   /** How long a token hash that matched no valid token is answered 401 without a lookup (0: never). */
   authUnknownTokenCacheMs: number;
+  /**
+   * How long after its last success a token still passes an address refused for failed
+   * authentications (it is checked as usual; 0: every token from a refused address is refused).
+   */
+  authKnownTokenTtlSeconds: number;
   /** Set: rate-limit counters live in Redis, shared by every replica; unset: in process memory. */
   redisUrl: string | undefined;
   redisKeyPrefix: string;
@@ -706,6 +712,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     authFailureLimit: e.AUTH_FAILURE_LIMIT,
     authFailureWindowSeconds: e.AUTH_FAILURE_WINDOW_SECONDS,
     authUnknownTokenCacheMs: e.AUTH_UNKNOWN_TOKEN_CACHE_MS,
+    authKnownTokenTtlSeconds: e.AUTH_KNOWN_TOKEN_TTL_SECONDS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,

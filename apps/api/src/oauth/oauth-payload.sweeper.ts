@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
+import { SchedulerRegistry } from "@nestjs/schedule";
 import { Counter } from "prom-client";
 import { BackgroundTask } from "../common/background-task";
 import { APP_CONFIG, type AppConfig } from "../config/config";
@@ -18,13 +19,15 @@ const MAX_BATCHES_PER_RUN = 100;
 export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OAuthPayloadSweeper.name);
   private readonly swept: Counter;
-  private readonly task = new BackgroundTask<number>();
+  private readonly task: BackgroundTask<number>;
 
   constructor(
     private readonly payloads: OAuthPayloadRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: MetricsService,
+    scheduler: SchedulerRegistry,
   ) {
+    this.task = new BackgroundTask(scheduler, "oauth-payload-sweep");
     this.swept = new Counter({
       name: "oauth_payloads_swept_total",
       help: "Expired authorization server rows (oauth_payloads) deleted by the periodic sweep",

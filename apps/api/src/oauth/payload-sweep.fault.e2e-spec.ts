@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createDatabase, type Database } from "@community/db";
+import { SchedulerRegistry } from "@nestjs/schedule";
 import request from "supertest";
 import { MetricsService } from "../metrics/metrics.service";
 import type { Backend } from "../testing/e2e-app";
@@ -81,7 +82,13 @@ describe.each(backends)("sweep of expired authorization server rows on %s", (bac
       await insertExpired(e2e.database, "race-", 3_000);
       const config = { ...e2e.config, oauth: { ...e2e.config.oauth, sweep: { intervalSeconds: 0, batchSize: 100 } } };
       const sweepers = [e2e.database, other].map(
-        (database) => new OAuthPayloadSweeper(new OAuthPayloadRepository(database), config, new MetricsService()),
+        (database) =>
+          new OAuthPayloadSweeper(
+            new OAuthPayloadRepository(database),
+            config,
+            new MetricsService(),
+            new SchedulerRegistry(),
+          ),
       );
       const deleted = await Promise.all(sweepers.map((sweeper) => sweeper.sweep()));
       // The app's own sweeper (every second here) may take some batches too: each row still goes once.
@@ -109,7 +116,12 @@ describe("sweep next to a transaction holding expired rows", () => {
     await insertExpired(e2e.database, "held-", 10);
     await insertExpired(e2e.database, "free-", 200);
     const holder = await e2e.database.pool.connect();
-    const sweeper = new OAuthPayloadSweeper(new OAuthPayloadRepository(e2e.database), e2e.config, new MetricsService());
+    const sweeper = new OAuthPayloadSweeper(
+      new OAuthPayloadRepository(e2e.database),
+      e2e.config,
+      new MetricsService(),
+      new SchedulerRegistry(),
+    );
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT id FROM oauth_payloads WHERE id LIKE 'held-%' FOR UPDATE");

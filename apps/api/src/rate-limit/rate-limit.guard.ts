@@ -13,9 +13,16 @@ import type { Request, Response } from "express";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { RedisConnection } from "../redis/redis.provider";
 import { budgetAddress, FailedAuthBudget } from "./failed-auth-budget";
+import { KnownValidTokens } from "./known-valid-tokens";
 import { FailedAuthenticationsLimitedException, RateLimitedException } from "./rate-limit.problems";
 
 const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
+
+/**
+ * `tokenDigest`: the SHA-256 of the bearer token, computed once here for both budgets. `member`:
+ * set by the bearer guard, which runs after this one, once the token is valid.
+ */
+type MemberRequest = Request & { tokenDigest?: string; member?: unknown };
 
 type Target = Parameters<Reflector["getAllAndOverride"]>[1][number];
 
@@ -57,7 +64,9 @@ class SettledReflector extends Reflector {
  * token (never the token itself) when one is sent, else the client address (which honours
  * TRUST_PROXY). Headers follow the IETF RateLimit draft instead of X-RateLimit-*. A request
  * with a bearer token also spends its address's failed-authentication budget when it is answered
- * 401 (FailedAuthBudget), and is refused with 429 before its token is looked up once that is spent.
+ * 401 (FailedAuthBudget). Once that is spent, a token that this replica has not authenticated
+ * recently (KnownValidTokens) is refused with 429 before it is looked up; one it has goes on to
+ * the token check as usual, so guessing from an address does not lock out the users behind it.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
@@ -68,35 +77,52 @@ export class RateLimitGuard extends ThrottlerGuard {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(RedisConnection) private readonly redis: RedisConnection | null,
     private readonly failedAuth: FailedAuthBudget,
+    private readonly knownTokens: KnownValidTokens,
   ) {
     super(options, storage, new SettledReflector(reflector));
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
-    const request = http.getRequest<Request>();
-    if (this.failedAuth.enabled && BEARER.test(request.headers.authorization ?? "")) {
-      const address = budgetAddress(request.ip);
-      const wait = this.failedAuth.refusedFor(address);
-      if (wait > 0) {
-        throw new FailedAuthenticationsLimitedException(wait, this.failedAuth.limit, this.failedAuth.windowSeconds);
-      }
-      const response = http.getResponse<Response>();
-      // Counted once answered: only the guard behind this one knows whether the token was valid.
-      response.once("finish", () => {
-        if (response.statusCode === 401) void this.failedAuth.fail(address).catch(() => undefined);
-      });
+    const request = http.getRequest<MemberRequest>();
+    const token = BEARER.exec(request.headers.authorization ?? "")?.[1];
+    if (token !== undefined) {
+      const digest = hashToken(token);
+      request.tokenDigest = digest;
+      if (this.failedAuth.enabled) this.spendFailures(request, http.getResponse<Response>(), digest);
     }
     return super.canActivate(context);
+  }
+
+  /**
+   * Refuses a token the replica does not know to be valid from an address whose budget is spent
+   * (the guessing, not the users behind the address), and settles the account once answered.
+   */
+  private spendFailures(request: MemberRequest, response: Response, digest: string): void {
+    const address = budgetAddress(request.ip);
+    const wait = this.failedAuth.refusedFor(address);
+    if (wait > 0 && !this.knownTokens.has(digest)) {
+      throw new FailedAuthenticationsLimitedException(wait, this.failedAuth.limit, this.failedAuth.windowSeconds);
+    }
+    // Settled once answered: only the guard behind this one knows whether the token was valid. It
+    // sets `member` on the request when it was (logging/request-log.ts reads it there too).
+    response.once("finish", () => {
+      if (response.statusCode === 401) {
+        this.knownTokens.refused(digest);
+        void this.failedAuth.fail(address).catch(() => undefined);
+      } else if (request.member !== undefined) {
+        this.knownTokens.validated(digest);
+      }
+    });
   }
 
   override async shouldSkip(): Promise<boolean> {
     return this.config.rateLimitMax === 0;
   }
 
-  protected override async getTracker(request: Request): Promise<string> {
-    const token = BEARER.exec(request.headers.authorization ?? "")?.[1];
-    return token === undefined ? `ip:${request.ip ?? "unknown"}` : `token:${hashToken(token)}`;
+  protected override async getTracker(request: MemberRequest): Promise<string> {
+    const digest = request.tokenDigest;
+    return digest === undefined ? `ip:${request.ip ?? "unknown"}` : `token:${digest}`;
   }
 
   /** One budget per caller across every limited route (the library's default is per handler). */

@@ -7,6 +7,7 @@ import { RedisModule } from "../redis/redis.module";
 import { RedisConnection } from "../redis/redis.provider";
 import { FailedAuthBudget } from "./failed-auth-budget";
 import { FixedWindowMemoryStorage } from "./fixed-window-memory.storage";
+import { KnownValidTokens } from "./known-valid-tokens";
 import { RateLimitGuard } from "./rate-limit.guard";
 
 /** Counters in Redis when REDIS_URL is set (one budget across replicas), else in memory. */
@@ -22,6 +23,14 @@ import { RateLimitGuard } from "./rate-limit.guard";
       }),
     }),
   ],
-  providers: [FailedAuthBudget, { provide: APP_GUARD, useClass: RateLimitGuard }],
+  providers: [
+    FailedAuthBudget,
+    {
+      provide: KnownValidTokens,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new KnownValidTokens(config.authKnownTokenTtlSeconds),
+    },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
+  ],
 })
 export class RateLimitModule {}

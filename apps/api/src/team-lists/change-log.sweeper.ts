@@ -1,6 +1,7 @@
 import type { Database } from "@community/db";
 import { sweepChangeLog } from "@community/db/lists";
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from "@nestjs/common";
+import { SchedulerRegistry } from "@nestjs/schedule";
 import { Counter } from "prom-client";
 import { BackgroundTask } from "../common/background-task";
 import { APP_CONFIG, type AppConfig } from "../config/config";
@@ -21,13 +22,15 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger(ChangeLogSweeper.name);
   private readonly swept: Counter;
   private readonly runs: Counter<"outcome">;
-  private readonly task = new BackgroundTask<number | undefined>();
+  private readonly task: BackgroundTask<number | undefined>;
 
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: MetricsService,
+    scheduler: SchedulerRegistry,
   ) {
+    this.task = new BackgroundTask(scheduler, "list-change-log-sweep");
     this.swept = new Counter({
       name: "list_change_log_swept_total",
       help: "Change-log entries past the retention removed by the periodic sweep",

@@ -31,7 +31,7 @@ export async function createApp(
   // TRUST_PROXY, no X-Powered-By, and ETags are computed per representation in sendListPage.
   app.set("trust proxy", config.trustProxy);
   // node:querystring (Express 5's default, pinned): a parameter is a string or, repeated, an array
-  // of strings, never an object; the query DTOs rely on it.
+  // of strings, never an object; the query DTOs (class-transformer, class-validator) rely on it.
   app.set("query parser", "simple");
   setHttpServerTimeouts(app.getHttpServer(), config);
   answerUnreadableRequestHeads(app.getHttpServer(), app.get(ProblemFilter), config);

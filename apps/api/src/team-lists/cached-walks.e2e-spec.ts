@@ -122,10 +122,11 @@ describe.each(backends)("cursor pages, filtered pages and changes polls from mem
 
   it("reads the database for a token whose state has the current version with another stamp, and refuses it", async () => {
     const claims = signer.openSyncToken(await polledToken());
-    const { base } = claims?.position as { base: string };
+    if (claims === undefined) throw new Error("the token does not open");
+    const { base } = claims.position as { base: string };
     const [version, stamp] = base.split(".") as [string, string];
     // What a token of a lost history looks like after a restore gave its version out again.
-    const lost = { ...(claims as SyncTokenClaims), position: { base: `${version}.${BigInt(stamp) + 1n}` } };
+    const lost: SyncTokenClaims = { ...claims, position: { base: `${version}.${BigInt(stamp) + 1n}` } };
     const { result, statements } = await statementsOf(() => get(changesUrl(signer.syncToken(lost))));
     expect(result.status).toBe(410);
     expect(result.body.type).toMatch(/sync-expired$/);

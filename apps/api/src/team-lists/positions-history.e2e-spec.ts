@@ -200,38 +200,48 @@ describe("a restore to an earlier point under a running api", () => {
     );
     expect(await version()).toBe(versionWithX);
 
+    // Every answer is observed first and compared at the end, so that a failure shows them all.
+    const truth = await pageIds(1);
+    expect(truth.slice(0, 3)).toEqual([...top].reverse());
     const first = await get(e2e, FIRST, LARGE_TEAM_TOKEN);
-    expect(first.status).toBe(200);
-    expect(servedIds(first.body)).toEqual(await pageIds(1));
-    expect(servedIds(first.body).slice(0, 3)).toEqual([...top].reverse());
     const revalidated = await get(e2e, FIRST, LARGE_TEAM_TOKEN, withX.headers.etag);
-    expect(revalidated.status).toBe(200);
-    expect(servedIds(revalidated.body)).toEqual(await pageIds(1));
-    expect(revalidated.headers.etag).not.toBe(withX.headers.etag);
-
     const old = await get(e2e, `${EVENTS}/changes?since=${encodeURIComponent(sawX.next)}`, LARGE_TEAM_TOKEN);
-    expect(old.status).toBe(410);
-    expect(old.body.type).toMatch(/sync-expired$/);
-
+    const deep: { page: number; ids: string[] }[] = [];
+    const deepTruth: { page: number; ids: string[] }[] = [];
     for (let round = 0; round < 2; round++) {
       for (const { page, url } of DEEP) {
-        const deep = await get(e2e, url, LARGE_TEAM_TOKEN);
-        expect({ page, ids: servedIds(deep.body) }).toEqual({ page, ids: await pageIds(page) });
+        deep.push({ page, ids: servedIds((await get(e2e, url, LARGE_TEAM_TOKEN)).body) });
+        deepTruth.push({ page, ids: await pageIds(page) });
       }
     }
-
     // A fresh process (empty caches) does not take the old tag for the new bytes either.
     const restarted = await startE2eAppOn(e2e.url, undefined, undefined, ENV);
+    let again: request.Response;
+    let oldAgain: request.Response;
     try {
-      const again = await get(restarted, FIRST, LARGE_TEAM_TOKEN, withX.headers.etag);
-      expect(again.status).toBe(200);
-      expect(servedIds(again.body)).toEqual(await pageIds(1));
-      expect(
-        (await get(restarted, `${EVENTS}/changes?since=${encodeURIComponent(sawX.next)}`, LARGE_TEAM_TOKEN)).status,
-      ).toBe(410);
+      again = await get(restarted, FIRST, LARGE_TEAM_TOKEN, withX.headers.etag);
+      oldAgain = await get(restarted, `${EVENTS}/changes?since=${encodeURIComponent(sawX.next)}`, LARGE_TEAM_TOKEN);
     } finally {
       await restarted.close();
     }
+
+    expect({
+      first: [first.status, servedIds(first.body)],
+      revalidated: [revalidated.status, revalidated.status === 200 ? servedIds(revalidated.body) : []],
+      sameTag: revalidated.headers.etag === withX.headers.etag,
+      oldToken: [old.status, old.body.type],
+      deep,
+      afterRestart: [again.status, again.status === 200 ? servedIds(again.body) : []],
+      oldTokenAfterRestart: oldAgain.status,
+    }).toEqual({
+      first: [200, truth],
+      revalidated: [200, truth],
+      sameTag: false,
+      oldToken: [410, expect.stringMatching(/sync-expired$/)],
+      deep: deepTruth,
+      afterRestart: [200, truth],
+      oldTokenAfterRestart: 410,
+    });
   }, 180_000);
 });
 

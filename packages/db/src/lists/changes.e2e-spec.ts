@@ -266,6 +266,24 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
     await expect(readChanges(db, EVENTS_LIST, TEAM, ahead, 10)).rejects.toThrow(ChangePositionUnknownError);
   });
 
+  it("refuses every earlier position once the log is cleared and the stamps renewed (docs/sync.md)", async () => {
+    const earlier = await positionNow(db);
+    const client = await db.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("DELETE FROM team_list_commits");
+      await client.query("UPDATE team_list_stats SET stamp = team_list_stamp()");
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    await expect(readChanges(db, EVENTS_LIST, TEAM, earlier, 10)).rejects.toThrow(ChangePositionUnknownError);
+    const fresh = await positionNow(db);
+    expect(fresh.base).not.toBe(earlier.base);
+    const id = await insertEvent(db, TEAM);
+    expect((await drain(db, fresh)).changes.map((change) => change.id)).toEqual([id]);
+  });
+
   it("rejects a position of the wrong shape with a typed error", async () => {
     await expect(readChanges(db, EVENTS_LIST, TEAM, { base: "1:2:" }, 10)).rejects.toThrow(/base/);
     await expect(

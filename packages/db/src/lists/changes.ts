@@ -133,7 +133,7 @@ function checkPosition(position: ChangePosition): void {
  * histories (a cluster restored from another's dump starts its counter anew) maps to its newest
  * commit: at worst an unchanged item is upserted again, never one left out.
  * The first row carries the status: 'unknown' (a state of the position is not in this database's
- * history: lost, swept or not replayed), 'expired' (a TRUNCATE in the window) or 'ok', the round's
+ * history: lost, swept or not replayed; the list's current state always is), 'expired' (a TRUNCATE in the window) or 'ok', the round's
  * state and the list's current state.
  */
 export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "list" | "columns">): string {
@@ -160,6 +160,7 @@ export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "lis
                    THEN $3::bigint = 0 AND (NOT EXISTS (SELECT 1 FROM st)
                      OR EXISTS (SELECT 1 FROM ${commits} c WHERE ${of("c")} AND c.previous_version = 0))
                    ELSE EXISTS (SELECT 1 FROM ${commits} c WHERE ${of("c")} AND c.version = w.lo AND c.stamp = $3::bigint)
+                     OR EXISTS (SELECT 1 FROM st WHERE st.version = w.lo AND st.stamp = $3::bigint)
               END)
       OR ($4::bigint IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM ${commits} c WHERE ${of("c")} AND c.version = $4::bigint AND c.stamp = $5::bigint))

@@ -25,6 +25,9 @@ ALTER TABLE "team_list_stats" ADD COLUMN "stamp" BIGINT NOT NULL DEFAULT team_li
 -- replaced, the writing transaction (whose xid8 the rows it wrote carry), and whether it was a
 -- TRUNCATE (a reset: positions before it expire). The change feed maps rows to versions through
 -- it; a sweep keeps, per team list, every row from the last one committed before the cut-off.
+-- `superseded`: a later commit of this team list had the same xid (only a cluster restored from
+-- another's dump, whose counter starts anew, hands an xid out twice): the rows with that xid
+-- belong to the later one, so the feed reads them once.
 CREATE TABLE "team_list_commits" (
     "team_id" VARCHAR(64) NOT NULL,
     "list" TEXT NOT NULL,
@@ -33,6 +36,7 @@ CREATE TABLE "team_list_commits" (
     "previous_version" BIGINT NOT NULL,
     "xid" xid8,
     "reset" BOOLEAN NOT NULL DEFAULT false,
+    "superseded" BOOLEAN NOT NULL DEFAULT false,
     "committed_at" TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
 
     CONSTRAINT "team_list_commits_pkey" PRIMARY KEY ("team_id", "list", "version")
@@ -40,6 +44,8 @@ CREATE TABLE "team_list_commits" (
 ALTER TABLE "team_list_commits" ADD CONSTRAINT "team_list_commits_team_id_list_fkey" FOREIGN KEY ("team_id", "list") REFERENCES "team_list_stats"("team_id", "list") ON DELETE CASCADE ON UPDATE CASCADE;
 CREATE INDEX "team_list_commits_xid_idx" ON "team_list_commits"("team_id", "list", "xid");
 CREATE INDEX "team_list_commits_committed_at_idx" ON "team_list_commits"("committed_at");
+-- Whether a TRUNCATE lies in a window: one probe, not a walk of the window.
+CREATE INDEX "team_list_commits_reset_idx" ON "team_list_commits"("team_id", "list", "version") WHERE "reset";
 
 -- The current state of every list, so that positions taken from now on are known. Its writer is
 -- unknown (no xid) and so is the version before it (-1): the history before it is not kept.
@@ -221,6 +227,10 @@ BEGIN
     ON CONFLICT (team_id, list, version) DO UPDATE
       SET stamp = EXCLUDED.stamp, previous_version = EXCLUDED.previous_version, xid = EXCLUDED.xid,
           reset = true, committed_at = EXCLUDED.committed_at
+  ), superseded AS (
+    UPDATE team_list_commits o SET superseded = true
+      FROM updated u
+     WHERE o.team_id = u.team_id AND o.list = u.list AND o.xid = pg_current_xact_id() AND o.version < u.version
   ), logged AS (
     INSERT INTO team_list_changes (team_id, list, version, low_key, high_key)
     SELECT team_id, list, version,

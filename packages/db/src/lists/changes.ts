@@ -130,8 +130,9 @@ function checkPosition(position: ChangePosition): void {
  *   only the account's items of other commits are read: (account_id, team_id, xid));
  * - tombstones of the team's list in the window, for items not in the team now, once per item.
  * Rows whose newest commit comes after hi are left to the next round. An xid seen in two
- * histories (a cluster restored from another's dump starts its counter anew) maps to its newest
- * commit: at worst an unchanged item is upserted again, never one left out.
+ * histories (a cluster restored from another's dump starts its counter anew) belongs to its newest
+ * commit (the older is marked superseded at commit): at worst an unchanged item is upserted again,
+ * never one left out.
  * The first row carries the status: 'unknown' (a state of the position is not in this database's
  * history: lost, swept or not replayed; the list's current state always is), 'expired' (a TRUNCATE in the window) or 'ok', the round's
  * state and the list's current state.
@@ -140,12 +141,11 @@ export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "lis
   const list = spec.list;
   const commits = `team_list_commits`;
   const of = (alias: string) => `${alias}.team_id = $1 AND ${alias}.list = '${list}'`;
-  // The window's commits, oldest first, each with the newest version of its xid (see above). Not
-  // a CTE: each stream walks it in version order from the primary key and stops at its limit.
+  // The window's commits, oldest first, but those whose xid a later commit had (see above). Not a
+  // CTE: each stream walks it in version order from the primary key and stops at its limit.
   const win = `(SELECT c.version, c.xid FROM ${commits} c, chk k
    WHERE k.status = 'ok' AND ${of("c")} AND c.version > k.lo AND c.version <= k.hi AND c.xid IS NOT NULL
-     AND ($6::bigint IS NULL OR c.version >= $6::bigint)
-     AND NOT EXISTS (SELECT 1 FROM ${commits} n WHERE ${of("n")} AND n.xid = c.xid AND n.version > c.version)
+     AND NOT c.superseded AND ($6::bigint IS NULL OR c.version >= $6::bigint)
    ORDER BY c.version)`;
   const after = (id: string) => `($6::bigint IS NULL OR c.version > $6::bigint OR ${id} > $7::text)`;
   return `WITH st AS MATERIALIZED (

@@ -52,6 +52,17 @@ CREATE INDEX "team_list_commits_reset_idx" ON "team_list_commits"("team_id", "li
 INSERT INTO "team_list_commits" ("team_id", "list", "version", "stamp", "previous_version", "xid")
 SELECT "team_id", "list", "version", "stamp", -1, NULL FROM "team_list_stats";
 
+-- For an operator after a restore or a failover that clients may have read lost writes from:
+-- every position, ETag and cached page of before is refused or missed from then on (410, 200),
+-- and the current states are known again, so that tokens taken afterwards work.
+CREATE FUNCTION "team_list_forget_positions"() RETURNS void LANGUAGE sql AS E'
+  LOCK TABLE team_list_stats IN EXCLUSIVE MODE\x3B
+  DELETE FROM team_list_commits\x3B
+  UPDATE team_list_stats SET stamp = team_list_stamp()\x3B
+  INSERT INTO team_list_commits (team_id, list, version, stamp, previous_version)
+  SELECT team_id, list, version, stamp, -1 FROM team_list_stats
+';
+
 -- As in 20261124400000_team_list_status_counts (read 20261124120000's comment for the order of
 -- work and why it cannot deadlock), plus, under the stats row lock the batch already holds, a new
 -- stamp with each new version and one team_list_commits row per list it moved.

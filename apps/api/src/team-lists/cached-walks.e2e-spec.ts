@@ -131,6 +131,11 @@ describe.each(backends)("cursor pages, filtered pages and changes polls from mem
     expect(result.status).toBe(410);
     expect(result.body.type).toMatch(/sync-expired$/);
     expect(statements.length).toBeGreaterThan(1);
+    // A token of the earlier form (a snapshot position), signed with the same secret: 410, not 500.
+    const earlier: SyncTokenClaims = { ...claims, position: { base: "1000:1002:1000" } };
+    const old = await get(changesUrl(signer.syncToken(earlier)));
+    expect(old.status).toBe(410);
+    expect(old.body.type).toMatch(/sync-expired$/);
   });
 
   it("shows a write on the very next request of a hot cursor page, filtered page, 304 and changes poll", async () => {

@@ -266,17 +266,9 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
     await expect(readChanges(db, EVENTS_LIST, TEAM, ahead, 10)).rejects.toThrow(ChangePositionUnknownError);
   });
 
-  it("refuses every earlier position once the log is cleared and the stamps renewed (docs/sync.md)", async () => {
+  it("refuses every earlier position after team_list_forget_positions(), and reads from the positions after it", async () => {
     const earlier = await positionNow(db);
-    const client = await db.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("DELETE FROM team_list_commits");
-      await client.query("UPDATE team_list_stats SET stamp = team_list_stamp()");
-      await client.query("COMMIT");
-    } finally {
-      client.release();
-    }
+    await db.query("SELECT team_list_forget_positions()");
     await expect(readChanges(db, EVENTS_LIST, TEAM, earlier, 10)).rejects.toThrow(ChangePositionUnknownError);
     const fresh = await positionNow(db);
     expect(fresh.base).not.toBe(earlier.base);

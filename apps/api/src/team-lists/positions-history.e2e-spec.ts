@@ -76,9 +76,10 @@ describe("a sync token carried to a dump restored into a new cluster", () => {
   let source: E2eApp;
   let cluster: PrivateCluster;
   let target: E2eApp | undefined;
-  const dir = mkdtempSync(path.join(tmpdir(), "community-dump-"));
+  let dir = "";
 
   beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "community-dump-"));
     source = await startE2eApp("postgres", contractFixture(), { env: ENV });
     cluster = await startPrivateCluster();
   }, 120_000);
@@ -87,7 +88,7 @@ describe("a sync token carried to a dump restored into a new cluster", () => {
     await target?.close();
     await source?.close();
     await cluster?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== "") rmSync(dir, { recursive: true, force: true });
   });
 
   it("gets the changes that make the copy equal to a fresh walk there: no 500, no gap", async () => {
@@ -139,9 +140,10 @@ describe("a restore to an earlier point under a running api", () => {
   }));
   let e2e: E2eApp;
   let db: SqlSession;
-  const dir = mkdtempSync(path.join(tmpdir(), "community-dump-"));
+  let dir = "";
 
   beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "community-dump-"));
     e2e = await startE2eApp("postgres", largeTeamFixture(), { env: ENV });
     db = await SqlSession.open(e2e.url);
   }, 120_000);
@@ -149,7 +151,7 @@ describe("a restore to an earlier point under a running api", () => {
   afterAll(async () => {
     await db?.close();
     await e2e?.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== "") rmSync(dir, { recursive: true, force: true });
   });
 
   const pageIds = async (page: number) =>

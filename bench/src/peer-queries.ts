@@ -2,6 +2,7 @@ import {
   type AnyTeamList,
   type ChangePosition,
   ChangePositionExpiredError,
+  ChangePositionUnknownError,
   currentChangePosition,
   type ListFilters,
   type Queryable,
@@ -83,7 +84,7 @@ export async function changesResponse(
   const gone = { status: 410, body: JSON.stringify({ status: 410 }) };
   if (membership === undefined || membership.team_id !== member.team_id) return gone;
   if (claims === undefined) {
-    const position = await currentChangePosition(db);
+    const position = await currentChangePosition(db, { list: spec.list, teamId: member.team_id });
     const next = encode({ list: spec.list, team: member.team_id, issuedAt: membership.now, position });
     return { status: 200, body: envelope([], next, false) };
   }
@@ -101,7 +102,7 @@ export async function changesResponse(
     const next = encode({ list: spec.list, team: member.team_id, issuedAt, position: read.next });
     return { status: 200, body: envelope(read.changes, next, read.hasMore) };
   } catch (error) {
-    if (error instanceof ChangePositionExpiredError) return gone;
+    if (error instanceof ChangePositionExpiredError || error instanceof ChangePositionUnknownError) return gone;
     throw error;
   }
 }

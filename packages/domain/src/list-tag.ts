@@ -6,7 +6,7 @@ import type { PageRequest } from "./pagination";
  */
 const REPRESENTATION_REVISION = "r1";
 const TAG = new RegExp(
-  `(?:W/)?"([0-9]{1,19})-([0-9]{1,10})-([0-9]{1,3})-${REPRESENTATION_REVISION}(?:-(gzip|br))?"`,
+  `(?:W/)?"((?:0|[0-9]{1,19}\\.[0-9]{1,19}))-([0-9]{1,10})-([0-9]{1,3})-${REPRESENTATION_REVISION}(?:-(gzip|br))?"`,
   "g",
 );
 
@@ -14,15 +14,18 @@ const TAG = new RegExp(
 export type ListContentCoding = "identity" | "gzip" | "br";
 
 /**
- * A strong entity tag of a list page: `"<version>-<page>-<per_page>-<revision>"`, with `-gzip` or
- * `-br` after the revision for a body sent in that content coding. The version is
- * the list's row in team_list_stats, which the database changes with every write that can change
- * any page of the list (items, their accounts, the total), and takes from a sequence: a version
- * value belongs to one team's list, once, so it also names the team and the list. The tag is known
- * before the page is read, so a revalidation costs no page query.
+ * A strong entity tag of a list page: `"<state>-<page>-<per_page>-<revision>"`, with `-gzip` or
+ * `-br` after the revision for a body sent in that content coding. The state is the list's row in
+ * team_list_stats as `<version>.<stamp>` ("0" without one): the database moves the version with
+ * every write that can change any page of the list (items, their accounts, the total) and gives it
+ * a new random stamp. A restore to an earlier point, or a failover that lost writes, hands a
+ * version out again but not its stamp, so a tag never names two contents; the version alone did
+ * (docs/database.md, "Positions"). The tag is known before the page is read, so a revalidation
+ * costs no page query.
  */
 export function listEntityTag(
   request: PageRequest,
+  /** The list's state, `<version>.<stamp>` (ListState.version). */
   version: string,
   coding: ListContentCoding = "identity",
   /** A digest of the filters of a filtered page: its tag never matches the unfiltered page's. */
@@ -34,10 +37,10 @@ export function listEntityTag(
 }
 
 /**
- * The list version that an If-None-Match header shows the client holding for this page: "*" for
- * `*`, the version of the first tag written for this page and page size by this build, or
- * undefined. The list statement then compares it with the list's current version, so a tag of
- * another team or an old version never gives a 304.
+ * The list state that an If-None-Match header shows the client holding for this page: "*" for
+ * `*`, the state of the first tag written for this page and page size by this build, or
+ * undefined. The list statement then compares it with the list's current state, so a tag of
+ * another team, an old version or another history's version never gives a 304.
  */
 export function knownListVersion(
   header: string | undefined,

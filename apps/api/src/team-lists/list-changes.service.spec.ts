@@ -6,17 +6,26 @@ import { ListChangesService } from "./list-changes.service";
 import { SignedTokens } from "./signed-tokens";
 
 /** A Queryable that answers the membership statement, and a change statement with `status`. */
-function fakeDatabase(status: { replica: "ok" | "behind"; primary: "ok" | "behind" }) {
+function fakeDatabase(status: { replica: "ok" | "unknown"; primary: "ok" | "unknown" }) {
   const asked: string[] = [];
   const queryable = (name: "replica" | "primary") => ({
     query: async (text: string) => {
       if (text.includes("FROM users")) {
         return { rows: [{ team_id: "team_a", team_since: 0, now: Date.now() / 1000 }] };
       }
-      if (text.includes("pg_current_snapshot()::text AS snapshot")) return { rows: [{ snapshot: "10:10:" }] };
+      if (text.includes("AS state FROM team_list_stats")) return { rows: [{ state: "10.5" }] };
       asked.push(name);
       return {
-        rows: [{ status: status[name], round: "12:12:", change_xid: null, change_id: null, change_present: null }],
+        rows: [
+          {
+            status: status[name],
+            round: "12.7",
+            current_state: "12.7",
+            change_version: null,
+            change_id: null,
+            change_present: null,
+          },
+        ],
       };
     },
   });
@@ -49,8 +58,8 @@ describe(ListChangesService.name, () => {
     expect(asked).toEqual(["replica"]);
   });
 
-  it("asks the primary when the replica has not replayed up to the token, never answering from it", async () => {
-    const { database, asked } = fakeDatabase({ replica: "behind", primary: "ok" });
+  it("asks the primary when the replica does not hold the token's state, never answering from it", async () => {
+    const { database, asked } = fakeDatabase({ replica: "unknown", primary: "ok" });
     const service = new ListChangesService(database, config, tokens, new MetricsService());
     const body = JSON.parse(
       (await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10 })).json.toString(),

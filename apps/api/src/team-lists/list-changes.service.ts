@@ -4,8 +4,9 @@ import {
   type ChangePage,
   type ChangePosition,
   ChangePositionExpiredError,
-  ChangePositionNotReplayedError,
+  ChangePositionUnknownError,
   currentChangePosition,
+  InvalidChangePositionError,
   readChanges,
 } from "@community/db/lists";
 import type { ChangesEnvelope } from "@community/domain";
@@ -18,7 +19,7 @@ import { MetricsService } from "../metrics/metrics.service";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ChangesQuery } from "./list-query";
 import { PageBody } from "./page-cache";
-import { SignedTokens, type SyncTokenClaims } from "./signed-tokens";
+import { SignedTokens } from "./signed-tokens";
 import { NoCommunityTeamException, SyncExpiredException } from "./team-lists.problems";
 
 /** The database clock and when the caller joined their team, read with every changes request. */
@@ -36,14 +37,15 @@ interface MembershipRow {
  * The changes of the caller's team's list since a sync token (contract 9.3). A token is signed
  * (SignedTokens), names its list and team, and is checked for age against the database clock:
  * issued elsewhere, past the retention or before the caller joined the team, it is expired (410).
- * The replica answers only when it has replayed up to the token's position (readChanges checks it
- * in its own statement); else the primary does, so a lagging replica never leaves a gap.
+ * Its position is a state of the list (version and stamp, docs/database.md "Positions"): one that
+ * this database's history does not hold (a restore to an earlier point, a lossy failover, a
+ * state swept from the log) is expired too, never read with a gap. The replica answers only when
+ * it holds the position's states; else the primary does, and decides.
  *
  * The token lookup (member-by-token.ts) reads when the user joined the team, the database clock
- * and the list's version; the membership statement is read only for callers without them (JWT).
- * A token minted at the end of a round also carries the list's version in its position's snapshot:
- * when the caller's current version is the same, nothing has changed since (see `unchanged`) and
- * the answer needs no statement.
+ * and the list's state; the membership statement is read only for callers without them (JWT).
+ * When the list's state is the token's, nothing has changed since and the answer needs no
+ * statement; a token taken without `since` is that state too.
  */
 @Injectable()
 export class ListChangesService {
@@ -78,16 +80,16 @@ export class ListChangesService {
     const membership = team.membership ?? (await this.membership(team.userId, teamId));
     const teamTag = this.tokens.teamTag(teamId);
     if (claims === undefined) {
-      const position = await currentChangePosition(this.database.statements, { list: spec.list, teamId });
-      const { version, ...base } = position;
-      const next = this.tokens.syncToken({
-        list: spec.list,
-        team: teamTag,
-        issuedAt: membership.now,
-        position: base,
-        ...(version === undefined ? {} : { version, positionAt: membership.now }),
-      });
-      return body([], next, false);
+      const state = team.lists?.[spec.list];
+      const position =
+        state === undefined
+          ? await currentChangePosition(this.database.statements, { list: spec.list, teamId })
+          : { base: state?.version ?? "0" };
+      return body(
+        [],
+        this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt: membership.now, position }),
+        false,
+      );
     }
     if (claims.list !== spec.list || claims.team !== teamTag) {
       throw new SyncExpiredException("was issued for another team or list");
@@ -98,51 +100,51 @@ export class ListChangesService {
     if (claims.issuedAt < membership.teamSince) {
       throw new SyncExpiredException("was issued before the caller joined this team");
     }
-    if (this.unchanged(claims, team.lists?.[spec.list]?.version, membership.now)) {
-      // The same position, version and position time; issued now, as a round that found nothing.
+    const position = claims.position as ChangePosition;
+    if (this.unchanged(position, team.lists?.[spec.list])) {
+      // The same position, issued now, as a round that found nothing.
       this.polls.inc({ answer: "unchanged" });
       return body([], this.tokens.syncToken({ ...claims, issuedAt: membership.now }), false);
     }
     this.polls.inc({ answer: "read" });
     let read: ChangePage<unknown>;
     try {
-      read = await this.read(spec, teamId, claims.position as ChangePosition, query.perPage);
+      read = await this.read(spec, teamId, position, query.perPage);
     } catch (error) {
       if (error instanceof ChangePositionExpiredError) {
-        throw new SyncExpiredException("predates a reset of the list or changes already swept from its log");
+        throw new SyncExpiredException("predates a reset of the list");
+      }
+      if (error instanceof ChangePositionUnknownError) {
+        throw new SyncExpiredException(
+          "names a state of the list that this database does not hold (restored, failed over, or past the change log's retention)",
+        );
+      }
+      // Signed by this service, but in the form of an earlier release (a snapshot position).
+      if (error instanceof InvalidChangePositionError) {
+        throw new SyncExpiredException("was issued by an earlier release of the service");
       }
       throw error;
     }
     // A token that stops short of the end is as old as the one it came from; one at the end is new.
     const issuedAt = read.hasMore ? claims.issuedAt : membership.now;
-    // The position's snapshot was taken after the token lookup, so the lookup's clock is no later.
-    const version =
-      read.hasMore || read.version === undefined ? {} : { version: read.version, positionAt: membership.now };
-    const next = this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt, position: read.next, ...version });
+    const next = this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt, position: read.next });
     return body(read.changes, next, read.hasMore);
   }
 
   /**
    * Whether nothing that touched the team's list has committed since the token's position, told
-   * from versions alone. The token's version was read in the same snapshot S as its position; the
-   * caller's was read by the token lookup, on the primary, after the request arrived. Every
-   * transaction that touches a team's list takes, at COMMIT and under the lock of the list's stats
-   * row, a new version from a sequence (never handed out twice) and writes it into that row; the
-   * row lock is released only after the commit is visible. So the stats rows' successive values
-   * are distinct and follow commit visibility: a snapshot that sees a version sees every commit
-   * that wrote an earlier one. If the lookup read the token's version, it sees the very row value S
-   * saw, hence no commit that touched the list and that S did not see: the feed after S is empty
-   * as of now, and an empty round with a fresh token is exactly what the database would answer.
-   * A lagging replica only ever gave a token an older version (its snapshot with it), which differs
-   * from the primary's as soon as a commit is missing: the database then answers.
-   * The position is left to the database once it is older than half the retention: the read moves
-   * it forward, so a client that polls often never keeps a position older than the log's sweep.
-   * Tokens without a version (of a multi-page round, or minted before versions) also go there.
+   * from the list's state alone. Every transaction that touches a team's list takes, at COMMIT and
+   * under the lock of the list's stats row, a new version and a new random stamp; the row lock is
+   * released only after the commit is visible. So a position at the end of a round, equal to the
+   * state the token lookup read (on the primary, after the request arrived), means no commit that
+   * touched the list since: the feed after it is empty as of now. A state of another history
+   * (the same version, restored or failed over) has another stamp and is not equal: the database
+   * then answers, and refuses it. A lagging replica's state never reaches the lookup (it reads the
+   * primary).
    */
-  private unchanged(claims: SyncTokenClaims, current: string | undefined, now: number): boolean {
-    if (claims.version === undefined || claims.positionAt === undefined || current === undefined) return false;
-    if (claims.positionAt < now - this.retentionSeconds / 2) return false;
-    return claims.version === current;
+  private unchanged(position: ChangePosition, current: { version: string } | null | undefined): boolean {
+    if (current === undefined || typeof position !== "object" || position === null) return false;
+    return position.round === undefined && position.base === (current?.version ?? "0");
   }
 
   /** For callers whose authentication did not read it (JWT): one statement. */
@@ -156,15 +158,15 @@ export class ListChangesService {
 
   /**
    * From the read pool (the replica, which falls back to the primary when unreachable) when it
-   * has replayed up to `position`, else from the primary: never a gap. Both as named statements
-   * (Database.preparedReads and .statements), planned once per connection.
+   * holds the position's states, else from the primary, which decides: never a gap. Both as named
+   * statements (Database.preparedReads and .statements), planned once per connection.
    */
   private async read(spec: AnyTeamList, teamId: string, position: ChangePosition, limit: number) {
     if (this.database.replica !== undefined) {
       try {
         return await readChanges(this.database.preparedReads, spec, teamId, position, limit);
       } catch (error) {
-        if (!(error instanceof ChangePositionNotReplayedError)) throw error;
+        if (!(error instanceof ChangePositionUnknownError)) throw error;
       }
     }
     return readChanges(this.database.statements, spec, teamId, position, limit);

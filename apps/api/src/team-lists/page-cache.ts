@@ -134,10 +134,10 @@ export interface PageCacheStats {
 
 /**
  * Recently served list pages, ready to send, bounded in bytes (PAGE_CACHE_BYTES; 0 keeps
- * nothing). A page is a pure function of its team, list, list version, page and page size: every
- * write that can change a page of a list moves its version (team_list_stats, from a sequence). So
- * an entry is never stale, only unused: the caller looks pages up by the version it has just read
- * from the database.
+ * nothing). A page is a pure function of its team, list, list state, page and page size: every
+ * write that can change a page of a list moves its version and stamp (team_list_stats). So an
+ * entry is never stale, only unused: the caller looks pages up by the state it has just read from
+ * the database.
  *
  * Made for many teams of very different sizes, in two segments, each least recently used first out:
  * - first pages (page 1), what most clients ask for, are kept from their first read;
@@ -154,13 +154,14 @@ export class PageCache {
   constructor(readonly maxBytes: number) {}
 
   /**
-   * A version is unique only while its sequence never repeats (a restore to an earlier point, a
-   * copied database or a reset sequence hands versions out again), so the team and list are part
-   * of the key too: no entry can answer another team's or list's request. `variant` names what else
-   * the page is a function of (filters, a cursor's position; "" for a plain page), percent-encoded
-   * after a letter: so only the team id may hold a colon, and it comes first, and the field before
-   * the page is a version (digits) in a plain page's key and a variant otherwise: no two keys
-   * coincide. A cursor page that is not a walk's first has page 0.
+   * `version` is the list's state, `<version>.<stamp>` (ListState.version): a restore to an earlier
+   * point or a lossy failover hands a version out again but with another stamp, so an entry of the
+   * lost history is never found again. The team and list are part of the key too, so that no entry
+   * can answer another team's or list's request whatever the sequence does. `variant` names what
+   * else the page is a function of (filters, a cursor's position; "" for a plain page),
+   * percent-encoded after a letter: so only the team id may hold a colon, and it comes first, and
+   * the field before the page is a state (digits and a dot) in a plain page's key and a variant
+   * otherwise: no two keys coincide. A cursor page that is not a walk's first has page 0.
    */
   static key(teamId: string, list: string, version: string, page: number, perPage: number, variant = ""): string {
     return variant === ""

@@ -13,15 +13,11 @@ export interface SyncTokenClaims {
   team: string;
   /** Issue time, seconds since the epoch (database clock). */
   issuedAt: number;
-  /** The change feed's position (a plain JSON object from @community/db/lists). */
-  position: unknown;
   /**
-   * At the end of a round only: the list's version read in the same snapshot as `position`, and
-   * when that position was taken (seconds since the epoch, database clock, at or before it). Tokens
-   * minted before these existed have neither.
+   * The change feed's position (a plain JSON object from @community/db/lists): a state of the list
+   * that lives in the data (version and stamp), so it means the same on any copy of the database.
    */
-  version?: string;
-  positionAt?: number;
+  position: unknown;
 }
 
 /**
@@ -63,7 +59,6 @@ export class SignedTokens {
       t: claims.team,
       at: claims.issuedAt,
       p: claims.position,
-      ...(claims.version === undefined ? {} : { v: claims.version, pa: claims.positionAt }),
     });
     return `${payload}.${this.mac("since", "", payload)}`;
   }
@@ -72,14 +67,9 @@ export class SignedTokens {
   openSyncToken(token: string): SyncTokenClaims | undefined {
     const payload = this.verified(token, "since", "");
     if (payload === undefined) return undefined;
-    const { l, t, at, p, v, pa } = payload as Record<string, unknown>;
+    const { l, t, at, p } = payload as Record<string, unknown>;
     if (typeof l !== "string" || typeof t !== "string" || typeof at !== "number" || p === undefined) return undefined;
-    const claims: SyncTokenClaims = { list: l, team: t, issuedAt: at, position: p };
-    if (typeof v === "string" && typeof pa === "number") {
-      claims.version = v;
-      claims.positionAt = pa;
-    }
-    return claims;
+    return { list: l, team: t, issuedAt: at, position: p };
   }
 
   /** A keyed tag of a team id: a token names its team without showing the id. */

@@ -18,10 +18,13 @@ export interface StreamingPair {
   stop(): Promise<void>;
 }
 
-const urlOf = (port: number, database = "community") => `postgresql://postgres@127.0.0.1:${port}/${database}`;
+/** Private clusters listen above this port. */
+export const CLUSTER_PORTS_FROM = 55_001;
+
+export const urlOf = (port: number, database = "community") => `postgresql://postgres@127.0.0.1:${port}/${database}`;
 
 /** The newest /usr/lib/postgresql/<version>/bin (PG_BIN overrides it). */
-function serverPrograms(): string {
+export function serverPrograms(): string {
   if (process.env.PG_BIN !== undefined) return process.env.PG_BIN;
   const versions = readdirSync("/usr/lib/postgresql")
     .filter((v) => /^\d+$/.test(v))
@@ -30,7 +33,7 @@ function serverPrograms(): string {
   return `/usr/lib/postgresql/${versions[0]}/bin`;
 }
 
-function postgresUser(): { uid: number; gid: number } | undefined {
+export function postgresUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const entry = readFileSync("/etc/passwd", "utf8")
     .split("\n")
@@ -40,7 +43,7 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-async function answers(url: string, deadline: number, what: string): Promise<void> {
+export async function answers(url: string, deadline: number, what: string): Promise<void> {
   for (;;) {
     try {
       const session = await SqlSession.open(url);
@@ -99,7 +102,7 @@ export async function startStreamingPair(): Promise<StreamingPair> {
         "",
       ].join("\n"),
     );
-    const primaryPort = await freePort();
+    const primaryPort = await freePort(CLUSTER_PORTS_FROM);
     start(primaryDir, primaryPort);
     const deadline = Date.now() + 60_000;
     await answers(urlOf(primaryPort, "postgres"), deadline, "the primary");
@@ -125,7 +128,7 @@ export async function startStreamingPair(): Promise<StreamingPair> {
       ],
       as,
     );
-    const replicaPort = await freePort();
+    const replicaPort = await freePort(CLUSTER_PORTS_FROM);
     start(replicaDir, replicaPort);
     await answers(urlOf(replicaPort), deadline, "the standby");
     return { primaryUrl: urlOf(primaryPort), replicaUrl: urlOf(replicaPort), stop };

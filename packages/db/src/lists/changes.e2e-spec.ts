@@ -8,9 +8,8 @@ import { createTestDatabase } from "../testing";
 import {
   type ChangePosition,
   ChangePositionExpiredError,
-  ChangePositionNotReplayedError,
+  ChangePositionUnknownError,
   currentChangePosition,
-  isChangePositionReplayed,
   readChanges,
   sweepChangeLog,
 } from "./changes";
@@ -61,6 +60,9 @@ const embedded: Target = {
   },
 };
 
+/** The position "now" of a team's list (the events of TEAM unless told otherwise). */
+const positionNow = (db: Pool, list = "events", teamId = TEAM) => currentChangePosition(db, { list, teamId });
+
 let serial = 0;
 async function insertEvent(db: Pool, team: string, id = `ev_${String(serial++).padStart(4, "0")}`, account = "acc_1") {
   await db.query(
@@ -103,7 +105,7 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
   });
 
   it("gives nothing since now, then each item written after the position, mapped as the list maps it", async () => {
-    const start = await currentChangePosition(db);
+    const start = await positionNow(db);
     expect(await readChanges(db, EVENTS_LIST, TEAM, start, 10)).toMatchObject({ changes: [], hasMore: false });
 
     const id = await insertEvent(db, TEAM);
@@ -128,7 +130,9 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
     const deleted = await insertEvent(db, TEAM);
     const moved = await insertEvent(db, TEAM);
     const renamed = await insertEvent(db, TEAM);
-    const start = await currentChangePosition(db);
+    const start = await positionNow(db);
+    const startThere = await positionNow(db, "events", OTHER);
+    const startGuides = await positionNow(db, "guides");
 
     await db.query("UPDATE events SET name = 'first' WHERE id = $1", [kept]);
     await db.query("UPDATE events SET name = 'second' WHERE id = $1", [kept]);
@@ -147,15 +151,15 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
       ]),
     );
     expect(changes).toHaveLength(5);
-    const there = await readChanges(db, EVENTS_LIST, OTHER, start, 10);
+    const there = await readChanges(db, EVENTS_LIST, OTHER, startThere, 10);
     expect(there.changes.map(({ op, id }) => ({ op, id }))).toEqual([{ op: "upsert", id: moved }]);
     // The guides list of the same team saw none of it.
-    expect((await readChanges(db, GUIDES_LIST, TEAM, start, 10)).changes).toEqual([]);
+    expect((await readChanges(db, GUIDES_LIST, TEAM, startGuides, 10)).changes).toEqual([]);
   });
 
   it("reports an item deleted and inserted again as an upsert, and one that came back as it is now", async () => {
     const id = await insertEvent(db, TEAM);
-    const start = await currentChangePosition(db);
+    const start = await positionNow(db);
     await db.query("DELETE FROM events WHERE id = $1", [id]);
     await insertEvent(db, TEAM, id);
     expect((await drain(db, start)).changes).toEqual([{ op: "upsert", id, name: "One" }]);
@@ -163,7 +167,7 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
 
   it("reports the items of a renamed account as upserts with the new name", async () => {
     const id = await insertEvent(db, TEAM, undefined, "acc_2");
-    const start = await currentChangePosition(db);
+    const start = await positionNow(db);
     await db.query("UPDATE accounts SET name = 'Two renamed' WHERE id = 'acc_2'");
     const { changes } = await drain(db, start);
     expect(changes).toContainEqual({ op: "upsert", id, name: "Two renamed" });
@@ -171,7 +175,7 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
   });
 
   it("pages a round oldest first with has_more, and leaves writes made during the round to the next", async () => {
-    const start = await currentChangePosition(db);
+    const start = await positionNow(db);
     const written: string[] = [];
     for (let i = 0; i < 5; i++) written.push(await insertEvent(db, TEAM));
 
@@ -188,7 +192,7 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
   });
 
   it("pages the items of one bulk statement by id, each once, and merges item and account changes", async () => {
-    const start = await currentChangePosition(db);
+    const start = await positionNow(db);
     const ids = Array.from({ length: 25 }, (_, i) => `bulk_${String(i).padStart(2, "0")}`);
     await db.query(
       `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
@@ -214,52 +218,68 @@ describe.each([postgres, embedded])("change feed on $name", (target) => {
   });
 
   it("expires positions from before a TRUNCATE of the list", async () => {
-    const before = await currentChangePosition(db);
+    await db.query(
+      `INSERT INTO guides (id, team_id, account_id, slug, name, published_at, price_in_cents, currency)
+       VALUES ('gd_truncated', $1, 'acc_1', 'gd-truncated', 'Truncated', now(), 0, 'USD')`,
+      [TEAM],
+    );
+    const before = await positionNow(db, "guides");
+    const eventsBefore = await positionNow(db);
     await db.query("TRUNCATE guides");
     await expect(readChanges(db, GUIDES_LIST, TEAM, before, 10)).rejects.toThrow(ChangePositionExpiredError);
     // The events list was not reset.
-    await expect(readChanges(db, EVENTS_LIST, TEAM, before, 10)).resolves.toMatchObject({ hasMore: false });
-    const after = await currentChangePosition(db);
+    await expect(readChanges(db, EVENTS_LIST, TEAM, eventsBefore, 10)).resolves.toMatchObject({ hasMore: false });
+    const after = await positionNow(db, "guides");
     await expect(readChanges(db, GUIDES_LIST, TEAM, after, 10)).resolves.toMatchObject({ changes: [] });
   });
 
-  it("sweeps tombstones older than the cut-off and expires the positions that could miss them", async () => {
-    const before = await currentChangePosition(db);
+  it("sweeps the log older than the cut-off, keeping every state current since it, and refuses older positions", async () => {
+    const before = await positionNow(db, "events", OTHER);
     const id = await insertEvent(db, OTHER);
     await db.query("DELETE FROM events WHERE id = $1", [id]);
-    const between = await currentChangePosition(db);
-    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM team_list_tombstones");
+    const between = await positionNow(db, "events", OTHER);
     expect(await sweepChangeLog(db, new Date(Date.now() - 3_600_000))).toBe(0);
 
-    expect(await sweepChangeLog(db, new Date(Date.now() + 60_000))).toBe(rows[0]?.n);
-    expect((await db.query("SELECT 1 FROM team_list_tombstones")).rowCount).toBe(0);
-    await expect(readChanges(db, EVENTS_LIST, OTHER, before, 10)).rejects.toThrow(ChangePositionExpiredError);
-    // A position that saw every swept delete stays good unless a transaction older than the
-    // newest of them was still running when it was taken (conservative): with no other session,
-    // as on the embedded database, it is good.
-    const { rows: running } = await db.query<{ older: boolean }>(
-      "SELECT EXISTS (SELECT 1 FROM pg_snapshot_xip($1::pg_snapshot) x, team_list_feed_horizons h WHERE h.kind = 'sweep' AND x <= h.xid) AS older",
-      [between.base],
+    // Everything committed before the cut-off: the states before the last are gone, and with them
+    // the tombstones they logged; the last state (current since) stays known.
+    await sweepChangeLog(db, new Date(Date.now() + 60_000));
+    const { rows } = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM team_list_tombstones WHERE team_id = $1 AND item_id = $2",
+      [OTHER, id],
     );
-    const read = readChanges(db, EVENTS_LIST, OTHER, between, 10);
-    if (running[0]?.older) await expect(read).rejects.toThrow(ChangePositionExpiredError);
-    else await expect(read).resolves.toMatchObject({ changes: [] });
+    expect(rows[0]?.n).toBe(0);
+    await expect(readChanges(db, EVENTS_LIST, OTHER, before, 10)).rejects.toThrow(ChangePositionUnknownError);
+    await expect(readChanges(db, EVENTS_LIST, OTHER, between, 10)).resolves.toMatchObject({ changes: [] });
+    // A write after the sweep is read from the kept state.
+    const later = await insertEvent(db, OTHER);
+    expect((await readChanges(db, EVENTS_LIST, OTHER, between, 10)).changes.map((c) => c.id)).toEqual([later]);
   });
 
-  it("refuses a position this database has not replayed yet, instead of answering with a gap", async () => {
-    const now = await currentChangePosition(db);
-    expect(await isChangePositionReplayed(db, now)).toBe(true);
-    // A snapshot from a primary ahead of this database: transactions it has not seen committed.
-    const [, xmax] = now.base.split(":").map(Number) as [number, number];
-    const ahead = { base: `${xmax + 1000}:${xmax + 1000}:` };
-    expect(await isChangePositionReplayed(db, ahead)).toBe(false);
-    await expect(readChanges(db, EVENTS_LIST, TEAM, ahead, 10)).rejects.toThrow(ChangePositionNotReplayedError);
+  it("refuses a position whose state this database does not hold (lost, or not replayed yet), instead of a gap", async () => {
+    const now = await positionNow(db);
+    await expect(readChanges(db, EVENTS_LIST, TEAM, now, 10)).resolves.toMatchObject({ changes: [] });
+    const [version, stamp] = now.base.split(".") as [string, string];
+    // The same version in another history (another stamp), and a version not reached here.
+    const otherStamp = { base: `${version}.${(BigInt(stamp) + 1n).toString()}` };
+    await expect(readChanges(db, EVENTS_LIST, TEAM, otherStamp, 10)).rejects.toThrow(ChangePositionUnknownError);
+    const ahead = { base: `${BigInt(version) + 1000n}.${stamp}` };
+    await expect(readChanges(db, EVENTS_LIST, TEAM, ahead, 10)).rejects.toThrow(ChangePositionUnknownError);
+  });
+
+  it("refuses every earlier position after team_list_forget_positions(), and reads from the positions after it", async () => {
+    const earlier = await positionNow(db);
+    await db.query("SELECT team_list_forget_positions()");
+    await expect(readChanges(db, EVENTS_LIST, TEAM, earlier, 10)).rejects.toThrow(ChangePositionUnknownError);
+    const fresh = await positionNow(db);
+    expect(fresh.base).not.toBe(earlier.base);
+    const id = await insertEvent(db, TEAM);
+    expect((await drain(db, fresh)).changes.map((change) => change.id)).toEqual([id]);
   });
 
   it("rejects a position of the wrong shape with a typed error", async () => {
-    await expect(readChanges(db, EVENTS_LIST, TEAM, { base: "1:2:x" }, 10)).rejects.toThrow(/base/);
+    await expect(readChanges(db, EVENTS_LIST, TEAM, { base: "1:2:" }, 10)).rejects.toThrow(/base/);
     await expect(
-      readChanges(db, EVENTS_LIST, TEAM, { base: "1:2:", after: { xid: "1", id: "a" } }, 10),
+      readChanges(db, EVENTS_LIST, TEAM, { base: "1.2", after: { version: "1", id: "a" } }, 10),
     ).rejects.toThrow(/after without round/);
   });
 });
@@ -286,7 +306,7 @@ describe("change feed under concurrent transactions on PostgreSQL", () => {
       const id = await insertEvent(late as unknown as Pool, TEAM);
       // Later transactions commit first (and take later xids).
       const early = await insertEvent(db, TEAM);
-      const position = await currentChangePosition(db);
+      const position = await positionNow(db);
       expect((await drain(db, position)).changes).toEqual([]);
       await late.query("COMMIT");
       const { changes, next } = await drain(db, position);
@@ -299,7 +319,7 @@ describe("change feed under concurrent transactions on PostgreSQL", () => {
   });
 
   it("keeps an item changed after the round's snapshot for the next round, never losing it", async () => {
-    const start = await currentChangePosition(db);
+    const start = await positionNow(db);
     const ids = [await insertEvent(db, TEAM), await insertEvent(db, TEAM), await insertEvent(db, TEAM)];
     const first = await readChanges(db, EVENTS_LIST, TEAM, start, 1);
     // A transaction open during the round commits a delete of an item the round has not reached.

@@ -1,57 +1,59 @@
 import type { Queryable, TeamList } from "./team-list";
 
 /**
- * A place in a team list's change feed, as plain JSON. `base` is a PostgreSQL snapshot
- * (`pg_current_snapshot()` as text): the feed returns what became visible after it. A round of
- * pages reads up to one snapshot, `round`, fixed by the round's first page; `after` is the last
- * entry returned in that round. When a round is drained its `round` becomes the next `base`.
+ * A place in a team list's change feed, as plain JSON: a state of the list, named as the database
+ * names it in team_list_stats, `"<version>.<stamp>"` ("0" for a list without statistics). The
+ * feed returns the commits that moved the list after `base`. A round of pages reads up to one
+ * state, `round`, fixed by the round's first page; `after` is the last entry returned in that
+ * round (its commit's version and its id). When a round is drained its `round` becomes the next
+ * `base`.
  *
- * Snapshots, not sequence numbers or clocks: a transaction that began before `base` and commits
- * after it is in `base`'s list of running transactions, so its writes count as new.
+ * A position lives in the data, not in one server's physical history: versions are given under
+ * the list's stats row lock at COMMIT, so per team list they follow commit order (a transaction
+ * that began before `base` and commits after it gets a newer version), and each comes with a
+ * random stamp recorded in team_list_commits. A restore, a dump into another cluster or a lossy
+ * failover that hands a version out again gives it another stamp: a position whose state is not in
+ * this database's history is refused (ChangePositionUnknownError), never read with a gap.
  */
 export interface ChangePosition {
   base: string;
   round?: string;
-  after?: { xid: string; id: string };
+  after?: { version: string; id: string };
 }
 
 export type Change<Item> = { op: "upsert"; id: string; item: Item } | { op: "delete"; id: string };
 
 export interface ChangePage<Item> {
-  /** Oldest first, at most one per item (its state at the round's snapshot). */
+  /** Oldest first, at most one per item (its state when the page was read, at or before the round's state). */
   changes: Change<Item>[];
   next: ChangePosition;
   /**
-   * The list's version (team_list_stats) in the snapshot `next.base` was taken in, when this
-   * statement took it (a round of one page) and the list has statistics; else undefined.
-   */
-  version?: string;
-  /**
    * More changes wait, in this round or (at the end of a round that an earlier page began) after
-   * its snapshot: ask again at once with `next`.
+   * its state: ask again at once with `next`.
    */
   hasMore: boolean;
 }
 
 /**
- * The position is older than a reset of the list (TRUNCATE) or than tombstones already swept: the
- * changes since it can no longer be told. The client starts again with a full walk.
+ * The position is older than a reset of the list (TRUNCATE): the changes since it can no longer
+ * be told. The client starts again with a full walk.
  */
 export class ChangePositionExpiredError extends Error {
   constructor(readonly list: string) {
-    super(`the change position is older than the retained change log of ${list}`);
+    super(`the change position is older than a reset of ${list}`);
     this.name = "ChangePositionExpiredError";
   }
 }
 
 /**
- * The database answering has not replayed everything the position has seen (a lagging read
- * replica): ask the primary, or this database again later. Reading here could leave a gap.
+ * The position names a state of the list that this database does not hold: one of a lost history
+ * (a restore to an earlier point, a lossy failover), swept from the log past the retention, or not
+ * yet replayed here (a lagging read replica: ask the primary, which decides).
  */
-export class ChangePositionNotReplayedError extends Error {
-  constructor() {
-    super("this database has not yet replayed up to the change position");
-    this.name = "ChangePositionNotReplayedError";
+export class ChangePositionUnknownError extends Error {
+  constructor(readonly list: string) {
+    super(`the change position is not in this database's history of ${list}`);
+    this.name = "ChangePositionUnknownError";
   }
 }
 
@@ -64,136 +66,157 @@ export class InvalidChangePositionError extends Error {
 }
 
 /**
- * The position "now": the changes committed from here on. Valid on a read replica too. Given a
- * team's list, `version` is that list's version (team_list_stats) in the same snapshot, when it has
- * statistics.
+ * SQL: the state of a list as a position names it, over a team_list_stats row `s` (null without one).
+ * One text, so that every comparison of states (ETags, caches, positions) compares stamps too.
  */
-export async function currentChangePosition(
-  db: Queryable,
-  of?: { list: string; teamId: string },
-): Promise<ChangePosition & { version?: string }> {
-  const { rows } = await db.query<{ snapshot: string; version: string | null }>(
-    `SELECT pg_current_snapshot()::text AS snapshot,
-            (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = $2) AS version`,
-    [of?.teamId ?? null, of?.list ?? null],
-  );
-  const row = rows[0];
-  if (row === undefined) throw new Error("pg_current_snapshot() returned no row");
-  return typeof row.version === "string" ? { base: row.snapshot, version: row.version } : { base: row.snapshot };
+export function listStateSql(alias: string): string {
+  return `(${alias}.version::text || '.' || ${alias}.stamp::text)`;
 }
 
-// xmin:xmax:xip1,xip2,... (pg_snapshot's text form).
-const SNAPSHOT = /^\d{1,20}:\d{1,20}:(\d{1,20}(,\d{1,20})*)?$/;
-const XID = /^\d{1,20}$/;
+/** The position "now" of a team's list: the changes committed from here on. Valid on a read replica too. */
+export async function currentChangePosition(
+  db: Queryable,
+  of: { list: string; teamId: string },
+): Promise<ChangePosition> {
+  const { rows } = await db.query<{ state: string | null }>(
+    `SELECT ${listStateSql("s")} AS state FROM team_list_stats s WHERE s.team_id = $1 AND s.list = $2`,
+    [of.teamId, of.list],
+  );
+  return { base: rows[0]?.state ?? "0" };
+}
+
+// "<version>.<stamp>", or "0" (no statistics).
+const STATE = /^(?:0|[1-9]\d{0,18}\.\d{1,19})$/;
+const VERSION = /^[1-9]\d{0,18}$/;
+
+/** A state's version and stamp, as SQL bigint text. */
+function parts(state: string): [string, string] {
+  const dot = state.indexOf(".");
+  return dot < 0 ? ["0", "0"] : [state.slice(0, dot), state.slice(dot + 1)];
+}
 
 function checkPosition(position: ChangePosition): void {
   if (typeof position !== "object" || position === null) throw new InvalidChangePositionError("not an object");
-  if (typeof position.base !== "string" || !SNAPSHOT.test(position.base)) {
-    throw new InvalidChangePositionError("base is not a snapshot");
+  if (typeof position.base !== "string" || !STATE.test(position.base)) {
+    throw new InvalidChangePositionError("base is not a list state");
   }
-  if (position.round !== undefined && (typeof position.round !== "string" || !SNAPSHOT.test(position.round))) {
-    throw new InvalidChangePositionError("round is not a snapshot");
+  if (position.round !== undefined && (typeof position.round !== "string" || !STATE.test(position.round))) {
+    throw new InvalidChangePositionError("round is not a list state");
   }
   const after = position.after;
   if (after !== undefined) {
     if (position.round === undefined) throw new InvalidChangePositionError("after without round");
     if (typeof after !== "object" || after === null) throw new InvalidChangePositionError("after is not an object");
-    if (typeof after.xid !== "string" || !XID.test(after.xid)) throw new InvalidChangePositionError("after.xid");
+    if (typeof after.version !== "string" || !VERSION.test(after.version)) {
+      throw new InvalidChangePositionError("after.version");
+    }
     if (typeof after.id !== "string" || after.id.length === 0 || after.id.length > 64) {
       throw new InvalidChangePositionError("after.id");
     }
   }
 }
 
-/** SQL: every transaction visible in snapshot `b` is visible in snapshot `a` (a has replayed b). */
-function covers(a: string, b: string): string {
-  return `(pg_snapshot_xmax(${a}) >= pg_snapshot_xmax(${b}) AND NOT EXISTS (
-      SELECT 1 FROM pg_snapshot_xip(${a}) x WHERE x < pg_snapshot_xmax(${b}) AND pg_visible_in_snapshot(x, ${b})))`;
-}
-
 /**
- * The changes of one team's list after `t` ($2) up to `s` ($3, else the statement's own snapshot),
- * after the entry ($4 xid, $5 id), at most $6 rows, in ONE statement (one snapshot). An entry is
- * keyed by the newest xid in the window (visible in s, not in t) that concerns its item, and comes
- * from one of three streams, each walked in (key, id) order from `after` by an index, so a page
- * costs the same at any depth of a round (a bulk load writes a million rows with one xid):
- * - the item's own row, when its xid is in the window and its account's is not newer;
- * - its account's row, when the account's xid is in the window and newer than the item's (so
- *   only the account's items written before it are read: (account_id, team_id, xid));
- * - tombstones of the team's list in the window, for items not in the team as of s, once per item.
- * An item whose row or account was written after s is left to the next round (both xids must be
- * visible in s, so the row read is the row as of s).
- * The first row carries the status: 'behind' (this database has not replayed t or s), 'expired'
- * (a TRUNCATE after t, or a sweep that removed tombstones t may not have seen: the sweep keeps only
- * the newest xid it removed, so any transaction running at t that is older than it counts), or 'ok',
- * and the list's version in the statement's snapshot (which is s when $3 is null).
+ * The changes of one team's list after state ($2 version, $3 stamp) up to the state ($4 version,
+ * $5 stamp; else the statement's current one), after the entry ($6 version, $7 id), at most $8
+ * rows, in ONE statement. The window is the list's commits (team_list_commits) with a version in
+ * (lo, hi]; a row written by one of them carries its transaction's xid8, so the commits map rows to
+ * versions within this database, whatever cluster wrote them. An entry is keyed by the newest
+ * version concerning its item, and comes from one of three streams, each walked in (version, id)
+ * order from `after`, so a page costs the same at any depth of a round (a bulk load writes a
+ * million rows with one commit):
+ * - the item's own row, when its commit is in the window and its account's is not newer;
+ * - its account's row, when the account's commit is in the window and newer than the item's (so
+ *   only the account's items of other commits are read: (account_id, team_id, xid));
+ * - tombstones of the team's list in the window, for items not in the team now, once per item.
+ * Rows whose newest commit comes after hi are left to the next round. An xid seen in two
+ * histories (a cluster restored from another's dump starts its counter anew) belongs to its newest
+ * commit (the older is marked superseded at commit): at worst an unchanged item is upserted again,
+ * never one left out.
+ * The first row carries the status: 'unknown' (a state of the position is not in this database's
+ * history: lost, swept or not replayed; the list's current state always is), 'expired' (a TRUNCATE in the window) or 'ok', the round's
+ * state and the list's current state.
  */
 export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "list" | "columns">): string {
   const list = spec.list;
-  const inWindow = (xid: string) =>
-    `${xid} >= (SELECT lo FROM w) AND ${xid} < (SELECT hi FROM w)
-     AND pg_visible_in_snapshot(${xid}, (SELECT s FROM w)) AND NOT pg_visible_in_snapshot(${xid}, (SELECT t FROM w))`;
-  const inS = (xid: string) => `pg_visible_in_snapshot(${xid}, (SELECT s FROM w))`;
-  const inT = (xid: string) => `pg_visible_in_snapshot(${xid}, (SELECT t FROM w))`;
-  const after = (xid: string, id: string) => `($4::xid8 IS NULL OR (${xid}, ${id}) > ($4::xid8, $5::text))`;
-  return `WITH snapshots AS (
-  SELECT $2::pg_snapshot AS t, COALESCE($3::pg_snapshot, pg_current_snapshot()) AS s, pg_current_snapshot() AS now
+  const commits = `team_list_commits`;
+  const of = (alias: string) => `${alias}.team_id = $1 AND ${alias}.list = '${list}'`;
+  // The window's commits, oldest first, but those whose xid a later commit had (see above). Not a
+  // CTE: each stream walks it in version order from the primary key and stops at its limit.
+  const win = `(SELECT c.version, c.xid FROM ${commits} c, chk k
+   WHERE k.status = 'ok' AND ${of("c")} AND c.version > k.lo AND c.version <= k.hi AND c.xid IS NOT NULL
+     AND NOT c.superseded AND ($6::bigint IS NULL OR c.version >= $6::bigint)
+   ORDER BY c.version)`;
+  const after = (id: string) => `($6::bigint IS NULL OR c.version > $6::bigint OR ${id} > $7::text)`;
+  return `WITH st AS MATERIALIZED (
+  SELECT s.version, s.stamp FROM team_list_stats s WHERE ${of("s")}
 ), w AS MATERIALIZED (
-  SELECT t, s, pg_snapshot_xmin(t) AS lo, pg_snapshot_xmax(s) AS hi, CASE
-    WHEN NOT (${covers("now", "t")} AND ${covers("now", "s")}) THEN 'behind'
-    WHEN EXISTS (SELECT 1 FROM team_list_feed_horizons h
-                  WHERE h.list = '${list}'
-                    AND ((h.kind = 'reset' AND NOT pg_visible_in_snapshot(h.xid, t))
-                      OR (h.kind = 'sweep' AND (NOT pg_visible_in_snapshot(h.xid, t)
-                          OR EXISTS (SELECT 1 FROM pg_snapshot_xip(t) x WHERE x <= h.xid))))) THEN 'expired'
+  SELECT $2::bigint AS lo,
+         CASE WHEN $4::bigint IS NULL THEN COALESCE((SELECT version FROM st), 0) ELSE $4::bigint END AS hi,
+         CASE WHEN $4::bigint IS NULL THEN COALESCE((SELECT stamp FROM st), 0) ELSE $5::bigint END AS hi_stamp
+), chk AS MATERIALIZED (
+  SELECT w.lo, w.hi, w.hi_stamp, CASE
+    WHEN NOT (CASE WHEN w.lo = 0
+                   THEN $3::bigint = 0 AND (NOT EXISTS (SELECT 1 FROM st)
+                     OR EXISTS (SELECT 1 FROM ${commits} c WHERE ${of("c")} AND c.previous_version = 0))
+                   ELSE EXISTS (SELECT 1 FROM ${commits} c WHERE ${of("c")} AND c.version = w.lo AND c.stamp = $3::bigint)
+                     OR EXISTS (SELECT 1 FROM st WHERE st.version = w.lo AND st.stamp = $3::bigint)
+              END)
+      OR ($4::bigint IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM ${commits} c WHERE ${of("c")} AND c.version = $4::bigint AND c.stamp = $5::bigint))
+      OR w.hi < w.lo THEN 'unknown'
+    WHEN EXISTS (SELECT 1 FROM ${commits} c WHERE ${of("c")} AND c.version > w.lo AND c.version <= w.hi AND c.reset)
+      THEN 'expired'
     ELSE 'ok' END AS status
-  FROM snapshots
+  FROM w
 ), own AS (
-  SELECT i.id, i.xid AS k FROM ${list} i JOIN accounts a ON a.id = i.account_id
-   WHERE (SELECT status FROM w) = 'ok' AND i.team_id = $1 AND ${after("i.xid", "i.id")} AND ${inWindow("i.xid")}
-     AND ${inS("a.xid")} AND (${inT("a.xid")} OR a.xid <= i.xid)
-   ORDER BY i.xid, i.id LIMIT $6
+  SELECT i.id, c.version AS k FROM ${win} c
+   CROSS JOIN LATERAL (
+     SELECT i.id FROM ${list} i JOIN accounts a ON a.id = i.account_id
+      WHERE i.team_id = $1 AND i.xid = c.xid AND ${after("i.id")}
+        AND NOT EXISTS (SELECT 1 FROM ${commits} ac WHERE ${of("ac")} AND ac.xid = a.xid AND ac.version > c.version)
+      ORDER BY i.id LIMIT $8
+   ) i
+   ORDER BY c.version, i.id LIMIT $8
 ), by_account AS (
-  SELECT x.id, a.xid AS k FROM accounts a
+  SELECT x.id, c.version AS k FROM ${win} c
+   JOIN accounts a ON a.xid = c.xid
    CROSS JOIN LATERAL (
      SELECT i.id FROM ${list} i
-      WHERE i.account_id = a.id AND i.team_id = $1 AND i.xid < greatest(a.xid, pg_snapshot_xmax((SELECT t FROM w)))
-        AND ${inS("i.xid")} AND (${inT("i.xid")} OR i.xid < a.xid)
-        AND ($4::xid8 IS NULL OR a.xid > $4::xid8 OR i.id > $5::text)
+      WHERE i.account_id = a.id AND i.team_id = $1 AND i.xid <> a.xid AND ${after("i.id")}
+        AND NOT EXISTS (SELECT 1 FROM ${commits} ic WHERE ${of("ic")} AND ic.xid = i.xid AND ic.version > c.version)
      OFFSET 0 -- kept a parameterized scan of (account_id, team_id, xid): not flattened into a join
    ) x
-   WHERE (SELECT status FROM w) = 'ok' AND ($4::xid8 IS NULL OR a.xid >= $4::xid8) AND ${inWindow("a.xid")}
-   ORDER BY a.xid, x.id LIMIT $6
+   ORDER BY c.version, x.id LIMIT $8
 ), gone AS (
-  SELECT DISTINCT d.item_id AS id, d.xid AS k FROM team_list_tombstones d
-   WHERE (SELECT status FROM w) = 'ok' AND d.team_id = $1 AND d.list = '${list}'
-     AND ${after("d.xid", "d.item_id")} AND ${inWindow("d.xid")}
-     AND NOT EXISTS (SELECT 1 FROM team_list_tombstones l
-                      WHERE l.item_id = d.item_id AND l.xid > d.xid
-                        AND l.team_id = $1 AND l.list = '${list}' AND ${inS("l.xid")})
-     AND NOT EXISTS (SELECT 1 FROM ${list} i WHERE i.id = d.item_id AND i.team_id = $1 AND ${inS("i.xid")})
-   ORDER BY d.xid, d.item_id LIMIT $6
+  SELECT DISTINCT d.item_id AS id, c.version AS k FROM ${win} c
+   JOIN team_list_tombstones d ON d.team_id = $1 AND d.list = '${list}' AND d.xid = c.xid
+   WHERE ${after("d.item_id")}
+     AND NOT EXISTS (SELECT 1 FROM team_list_tombstones l JOIN ${commits} lc ON ${of("lc")} AND lc.xid = l.xid
+                      WHERE l.item_id = d.item_id AND l.team_id = $1 AND l.list = '${list}' AND lc.version > c.version)
+     AND NOT EXISTS (SELECT 1 FROM ${list} i WHERE i.id = d.item_id AND i.team_id = $1)
+   ORDER BY c.version, d.item_id LIMIT $8
 ), page AS (
   SELECT e.id, e.k, e.present FROM (
     SELECT id, k, true AS present FROM own
     UNION ALL SELECT id, k, true FROM by_account
     UNION ALL SELECT id, k, false FROM gone
   ) e
-   ORDER BY e.k, e.id LIMIT $6
+   ORDER BY e.k, e.id LIMIT $8
 )
-SELECT w.status, w.s::text AS round,
-       (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = '${list}') AS list_version,
-       p.k::text AS change_xid, p.id AS change_id, p.present AS change_present, ${spec.columns}
-  FROM w
+SELECT k.status, CASE WHEN k.hi = 0 THEN '0' ELSE k.hi::text || '.' || k.hi_stamp::text END AS round,
+       COALESCE((SELECT version::text || '.' || stamp::text FROM st), '0') AS current_state,
+       p.k::text AS change_version, p.id AS change_id, p.present AS change_present, ${spec.columns}
+  FROM chk k
   LEFT JOIN (page p LEFT JOIN ${list} t ON t.id = p.id AND p.present LEFT JOIN accounts a ON a.id = t.account_id) ON true
  ORDER BY p.k, p.id`;
 }
 
 interface ChangeMeta {
-  status: "ok" | "behind" | "expired";
+  status: "ok" | "unknown" | "expired";
   round: string;
-  list_version: string | null;
-  change_xid: string | null;
+  current_state: string;
+  change_version: string | null;
   change_id: string | null;
   change_present: boolean | null;
 }
@@ -203,8 +226,8 @@ const statements = new WeakMap<object, string>();
 /**
  * One page of the changes of `teamId`'s list after `position`, at most `limit` entries, items
  * mapped exactly as the list endpoints map them. Throws ChangePositionExpiredError when the
- * position is older than a reset or a sweep of the list's log, and ChangePositionNotReplayedError
- * when this database (a read replica) has not replayed up to the position yet.
+ * position is older than a reset of the list, and ChangePositionUnknownError when a state it
+ * names is not in this database's history (on a read replica: perhaps not replayed yet).
  */
 export async function readChanges<Row extends { id: string }, Item>(
   db: Queryable,
@@ -220,27 +243,30 @@ export async function readChanges<Row extends { id: string }, Item>(
     sql = changeFeedSql(spec);
     statements.set(spec, sql);
   }
+  const [lo, loStamp] = parts(position.base);
+  const [hi, hiStamp] = position.round === undefined ? [null, null] : parts(position.round);
   const values = [
     teamId,
-    position.base,
-    position.round ?? null,
-    position.after?.xid ?? null,
+    lo,
+    loStamp,
+    hi,
+    hiStamp,
+    position.after?.version ?? null,
     position.after?.id ?? null,
     limit + 1,
   ];
   const { rows } = await db.query<ChangeMeta & (Row | { [K in keyof Row]: null })>(sql, values);
   const first = rows[0];
   if (first === undefined) throw new Error("the change statement returned no status row");
-  if (first.status === "behind") throw new ChangePositionNotReplayedError();
+  if (first.status === "unknown") throw new ChangePositionUnknownError(spec.list);
   if (first.status === "expired") throw new ChangePositionExpiredError(spec.list);
 
   const entries = rows.filter((row) => row.change_id !== null);
-  // The last page of a round that an earlier page began ends at that page's snapshot: changes
-  // committed since then wait in the next round, so a client told "no more" now would stop short
-  // of writes that committed before it asked. It is told to ask again when any wait.
   const roundGoesOn = entries.length > limit;
-  const hasMore =
-    roundGoesOn || (position.round !== undefined && (await changesWaitAfter(db, sql, teamId, first.round)));
+  // The last page of a round that an earlier page began ends at that page's state: commits since
+  // then wait in the next round, so a client told "no more" now would stop short of writes that
+  // committed before it asked. It is told to ask again when the list has moved on.
+  const hasMore = roundGoesOn || (position.round !== undefined && first.current_state !== first.round);
   const page = roundGoesOn ? entries.slice(0, limit) : entries;
   const changes: Change<Item>[] = page.map((row) =>
     row.change_present
@@ -253,62 +279,53 @@ export async function readChanges<Row extends { id: string }, Item>(
       ? {
           base: position.base,
           round: first.round,
-          after: { xid: last.change_xid as string, id: last.change_id as string },
+          after: { version: last.change_version as string, id: last.change_id as string },
         }
       : { base: first.round };
-  // The version is read in this statement's snapshot; it is the new base's only when this
-  // statement took the round's snapshot (no round carried) and the round ends here.
-  if (position.round === undefined && !roundGoesOn && first.list_version !== null) {
-    return { changes, next, hasMore, version: first.list_version };
-  }
   return { changes, next, hasMore };
 }
 
-/** Whether the feed holds any change of the team's list after snapshot `round` (or cannot tell here). */
-async function changesWaitAfter(db: Queryable, sql: string, teamId: string, round: string): Promise<boolean> {
-  const { rows } = await db.query<ChangeMeta>(sql, [teamId, round, null, null, null, 1]);
-  const first = rows[0];
-  return first === undefined || first.status !== "ok" || first.change_id !== null;
-}
-
-/**
- * Whether this database has replayed everything `position` has seen (on a read replica: whether
- * it may answer readChanges for it). readChanges checks it too, in its own statement.
- */
-export async function isChangePositionReplayed(db: Queryable, position: ChangePosition): Promise<boolean> {
-  checkPosition(position);
-  const { rows } = await db.query<{ replayed: boolean }>(
-    `SELECT ${covers("pg_current_snapshot()", "$1::pg_snapshot")} AND ($2::pg_snapshot IS NULL OR ${covers(
-      "pg_current_snapshot()",
-      "$2::pg_snapshot",
-    )}) AS replayed`,
-    [position.base, position.round ?? null],
-  );
-  return rows[0]?.replayed === true;
-}
-
-/** Tombstones removed per statement: bounds each statement's locks and WAL. */
+/** Rows removed per statement: bounds each statement's locks and WAL. */
 const SWEEP_BATCH = 10_000;
 
 /**
- * Removes the tombstones of deletes older than `olderThan` and records, per list, the newest
- * transaction removed, so that every position that might not have seen one of them is expired
- * rather than silently missing a delete. Returns the number removed. Safe to run from several
- * processes at once (a row is deleted once; the horizon only moves forward); it writes, so it
- * runs on the primary.
+ * Removes the commit log's rows older than `olderThan` (per team list, every row before the last
+ * one committed before it: a state that was current at the cut-off stays known, so a position
+ * taken since stays valid, and one older is refused as unknown), then the tombstones of deletes
+ * older than `olderThan` that no window of a known state can hold (their commit is gone, or is
+ * the oldest kept: a window starts after its first state). Returns the number of tombstones removed. Safe to run from
+ * several processes at once; it writes, so it runs on the primary.
  */
 export async function sweepChangeLog(db: Queryable, olderThan: Date): Promise<number> {
+  for (;;) {
+    const { rows } = await db.query<{ removed: number }>(
+      `WITH kept AS (
+         SELECT team_id, list, max(version) AS version FROM team_list_commits WHERE committed_at < $1 GROUP BY team_id, list
+       ), swept AS (
+         DELETE FROM team_list_commits
+          WHERE ctid = ANY(ARRAY(SELECT c.ctid FROM team_list_commits c JOIN kept ON kept.team_id = c.team_id
+                                    AND kept.list = c.list AND c.version < kept.version LIMIT $2))
+         RETURNING 1
+       )
+       SELECT count(*)::int AS removed FROM swept`,
+      [olderThan, SWEEP_BATCH],
+    );
+    if ((rows[0]?.removed ?? 0) < SWEEP_BATCH) break;
+  }
   let removed = 0;
   for (;;) {
     const { rows } = await db.query<{ removed: number }>(
       `WITH swept AS (
          DELETE FROM team_list_tombstones
-          WHERE ctid = ANY(ARRAY(SELECT ctid FROM team_list_tombstones WHERE deleted_at < $1 LIMIT $2))
-         RETURNING list, xid
-       ), horizon AS (
-         INSERT INTO team_list_feed_horizons AS h (list, kind, xid)
-         SELECT list, 'sweep', max(xid) FROM swept GROUP BY list
-         ON CONFLICT (list, kind) DO UPDATE SET xid = greatest(h.xid, EXCLUDED.xid), at = now()
+          WHERE ctid = ANY(ARRAY(
+            SELECT d.ctid FROM team_list_tombstones d
+             WHERE d.deleted_at < $1
+               AND NOT EXISTS (SELECT 1 FROM team_list_commits c
+                                WHERE c.team_id = d.team_id AND c.list = d.list AND c.xid = d.xid
+                                  AND EXISTS (SELECT 1 FROM team_list_commits o
+                                               WHERE o.team_id = c.team_id AND o.list = c.list AND o.version < c.version))
+             LIMIT $2))
+         RETURNING 1
        )
        SELECT count(*)::int AS removed FROM swept`,
       [olderThan, SWEEP_BATCH],

@@ -1,3 +1,4 @@
+import { listStateSql } from "./changes";
 import type { AnyTeamList, KeysetPosition, ListFilters, Queryable } from "./team-list";
 
 /** The WHERE conditions of `filters` over the alias `t`, their values numbered from `first`. */
@@ -150,11 +151,11 @@ export class TeamListWalker<Row extends { id: string }, Item> {
   private statement(page: string, total: string): string {
     const { list, columns } = this.spec;
     return `WITH stats AS (
-  SELECT version FROM team_list_stats WHERE team_id = $1 AND list = '${list}'
+  SELECT ${listStateSql("s")} AS state FROM team_list_stats s WHERE team_id = $1 AND list = '${list}'
 ), page AS (
   ${page}
 )
-SELECT COALESCE((SELECT version FROM stats), 0)::text AS list_version,
+SELECT COALESCE((SELECT state FROM stats), '0') AS list_version,
        ${total}::float8 AS list_total,
        p.sort_key::text AS sort_key_text, ${columns}
   FROM (SELECT 1) one

@@ -1,10 +1,11 @@
+import { listStateSql } from "./changes";
 import { TEAM_LISTS } from "./lists";
 import type { ListState, Queryable } from "./team-list";
 
 /**
  * $1 token digest, $2 now: the token's member, if the token exists, with whether it is valid (not
- * revoked, not expired) and the version and item count of each of its team's lists
- * (team_list_stats, primary key lookups, one join per declared list), and when the user joined the
+ * revoked, not expired) and the state ("<version>.<stamp>", as positions name it) and item count
+ * of each of its team's lists (team_list_stats, primary key lookups, one join per declared list), and when the user joined the
  * team and the database clock (what the changes feed checks a sync token against). The first
  * statement of every list request with an opaque token; the primary key finds the token. The
  * versions let a page, and a changes poll that nothing has touched since, be served from memory
@@ -13,7 +14,7 @@ import type { ListState, Queryable } from "./team-list";
 const MEMBER_BY_TOKEN_HASH_SQL = `SELECT u.id AS user_id, u.team_id, t.client_id,
        (t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)) AS valid,
        extract(epoch FROM u.team_since)::float8 AS team_since, extract(epoch FROM now())::float8 AS db_now, ${TEAM_LISTS.map(
-         (_, i) => `s${i}.version::text AS version_${i}, s${i}.item_count::float8 AS total_${i}`,
+         (_, i) => `${listStateSql(`s${i}`)} AS version_${i}, s${i}.item_count::float8 AS total_${i}`,
        ).join(", ")}
   FROM access_tokens t JOIN users u ON u.id = t.user_id
   ${TEAM_LISTS.map((spec, i) => `LEFT JOIN team_list_stats s${i} ON s${i}.team_id = u.team_id AND s${i}.list = '${spec.list}'`).join("\n  ")}

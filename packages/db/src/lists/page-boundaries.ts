@@ -11,6 +11,10 @@
  * between boundaries stay at most `stride`.
  */
 export interface PageBoundaries {
+  /**
+   * The list's state, `<version>.<stamp>`: boundaries of a state the database no longer holds (a
+   * restore, a failover) are never taken for the current ones, nor repaired from (read anew).
+   */
   version: string;
   stride: number;
   /** Items in the list at `version`. */

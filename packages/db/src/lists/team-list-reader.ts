@@ -1,3 +1,4 @@
+import { listStateSql } from "./changes";
 import {
   changedSpan,
   type PageBoundaries,
@@ -32,18 +33,18 @@ export function pageSql(spec: ListSql, seek: boolean): string {
   const key = spec.sortKey;
   const seekCondition = seek
     ? `AND ${key} <= $5::timestamptz AND (${key} < $5::timestamptz OR t.id >= $6)
-       AND EXISTS (SELECT 1 FROM stats WHERE version::text = $7::text)`
+       AND EXISTS (SELECT 1 FROM stats WHERE state = $7::text)`
     : "AND $3 < COALESCE((SELECT item_count FROM stats), 0)";
   return `WITH stats AS (
-  SELECT item_count, version FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}'
+  SELECT item_count, ${listStateSql("s")} AS state FROM team_list_stats s WHERE team_id = $1 AND list = '${spec.list}'
 ), page AS (
   SELECT t.id, ${key} AS sort_key FROM ${spec.list} t
    WHERE t.team_id = $1 ${seekCondition}
-     AND NOT EXISTS (SELECT 1 FROM stats WHERE $4::text = '*' OR version::text = $4::text)
+     AND NOT EXISTS (SELECT 1 FROM stats WHERE $4::text = '*' OR state = $4::text)
    ORDER BY ${key} DESC, t.id
    LIMIT $2 OFFSET $3
 )
-SELECT COALESCE(s.item_count, 0)::float8 AS list_total, COALESCE(s.version, 0)::text AS list_version, ${spec.columns}
+SELECT COALESCE(s.item_count, 0)::float8 AS list_total, COALESCE(s.state, '0') AS list_version, ${spec.columns}
   FROM (SELECT 1) one
   LEFT JOIN stats s ON true
   LEFT JOIN (page p JOIN ${spec.list} t ON t.id = p.id JOIN accounts a ON a.id = t.account_id) ON true
@@ -70,9 +71,9 @@ interface BoundaryRow {
 
 /** Every `$2`-th key of the team's list, with the version and count they belong to, from one snapshot. */
 export function boundariesSql(spec: ListSql): string {
-  return `SELECT s.version::text AS list_version, s.item_count::float8 AS list_count,
+  return `SELECT ${listStateSql("s")} AS list_version, s.item_count::float8 AS list_count,
        b.sort_key::text AS sort_key, extract(epoch FROM b.sort_key)::float8 AS sort_epoch, b.id
-  FROM (SELECT version, item_count FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}') s,
+  FROM (SELECT version, stamp, item_count FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}') s,
        (SELECT ${spec.sortKey} AS sort_key, t.id, row_number() OVER (ORDER BY ${spec.sortKey} DESC, t.id) AS n
           FROM ${spec.list} t WHERE t.team_id = $1) b
  WHERE (b.n - 1) % $2 = 0
@@ -90,21 +91,26 @@ interface ItemCountRow {
 }
 
 /**
- * The list's version and count, and the range of sort keys (epoch seconds) changed after version
- * $2, from the trigger-maintained team_list_changes (prisma/migrations/20261123200000_team_list_changes).
+ * The list's state and count, whether the state ($2 version, $3 stamp) is in this database's history
+ * (team_list_commits: a restore or a failover may have replaced it with another of the same
+ * version), and the range of sort keys (epoch seconds) changed after it, from the
+ * trigger-maintained team_list_changes (prisma/migrations/20261123200000_team_list_changes).
  */
 export function changesSql(spec: ListSql): string {
-  return `SELECT s.version::text AS list_version, s.item_count::float8 AS item_count, count(c.version)::int AS changes,
-       extract(epoch FROM min(c.low_key))::float8 AS low, extract(epoch FROM max(c.high_key))::float8 AS high
+  return `SELECT ${listStateSql("s")} AS list_version, s.item_count::float8 AS item_count, count(c.version)::int AS changes,
+       extract(epoch FROM min(c.low_key))::float8 AS low, extract(epoch FROM max(c.high_key))::float8 AS high,
+       EXISTS (SELECT 1 FROM team_list_commits k
+                WHERE k.team_id = s.team_id AND k.list = s.list AND k.version = $2::bigint AND k.stamp = $3::bigint) AS known
   FROM team_list_stats s
   LEFT JOIN team_list_changes c ON c.team_id = s.team_id AND c.list = s.list AND c.version > $2::bigint
  WHERE s.team_id = $1 AND s.list = '${spec.list}'
- GROUP BY s.version, s.item_count`;
+ GROUP BY s.team_id, s.list, s.version, s.stamp, s.item_count`;
 }
 
 /** The row of changesSql. */
 interface ChangesRow {
   list_version: string;
+  known: boolean;
   item_count: number;
   changes: number;
   low: number | null;
@@ -129,7 +135,7 @@ export function spanSql(spec: ListSql, from: boolean, to: boolean): string {
     FROM ${spec.list} t
    WHERE t.team_id = $1 ${fromCondition} ${toCondition}
 )
-SELECT (SELECT version::text FROM team_list_stats WHERE team_id = $1 AND list = '${spec.list}') AS list_version,
+SELECT (SELECT ${listStateSql("s")} FROM team_list_stats s WHERE team_id = $1 AND list = '${spec.list}') AS list_version,
        COALESCE(b.total, 0)::float8 AS total, b.sort_key::text AS sort_key,
        extract(epoch FROM b.sort_key)::float8 AS sort_epoch, b.id
   FROM (SELECT 1) one
@@ -257,10 +263,13 @@ export class TeamListReader<Row extends { id: string }, Item> implements TeamLis
    * or shrank past what the stride suits, or it changed while the span was read).
    */
   private async repairBoundaries(teamId: string, previous: PageBoundaries): Promise<PageBoundaries | null | undefined> {
-    const { rows } = await this.db.query<ChangesRow>(this.changes, [teamId, previous.version]);
+    const [version, stamp] = previous.version.split(".");
+    const { rows } = await this.db.query<ChangesRow>(this.changes, [teamId, version, stamp ?? "0"]);
     const state = rows[0];
     if (state === undefined) return null;
     if (state.list_version === previous.version) return previous;
+    // Boundaries of a state this database does not hold (a restore, a failover): read anew.
+    if (!state.known) return undefined;
     if (state.changes === 0) return { ...previous, version: state.list_version };
     const stride = strideFor(state.item_count);
     if (stride > 2 * previous.stride || (stride < previous.stride / 2 && previous.stride > MIN_STRIDE))

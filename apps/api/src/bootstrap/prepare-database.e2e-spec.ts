@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { migrationState } from "@community/db";
+import { createDatabase, migrationState } from "@community/db";
 import { createEmptyTestDatabase, createTestDatabase } from "@community/db/testing";
 import { DEMO_TOKENS, demoFixture } from "@community/fixtures";
 import { Logger } from "@nestjs/common";
@@ -25,6 +25,20 @@ describe(prepareDatabase.name, () => {
       );
     } finally {
       await empty.drop();
+    }
+  });
+
+  it("refuses to start on a database whose team_lists disagree with TEAM_LISTS, naming the list and the fact", async () => {
+    const db = await createTestDatabase("declarations");
+    try {
+      const tampering = createDatabase({ url: db.url, poolMax: 1 });
+      await tampering.pool.query("UPDATE team_lists SET sort_key = 'published_at' WHERE list = 'guides'");
+      await tampering.close();
+      await expect(prepareDatabase(testConfig({ DATABASE_URL: db.url }), logger)).rejects.toThrow(
+        /team lists disagree.*guides: team_lists\.sort_key is published_at/,
+      );
+    } finally {
+      await db.drop();
     }
   });
 

@@ -7,6 +7,7 @@ import {
   migrationState,
   startEmbeddedPostgres,
 } from "@community/db";
+import { listDeclarationMismatches } from "@community/db/lists";
 import { demoFixture, demoOAuthClients, demoOrigins, loadFixture } from "@community/fixtures";
 import type { Logger } from "@nestjs/common";
 import type { AppConfig } from "../config/config";
@@ -76,6 +77,20 @@ function checkMigrations(state: Awaited<ReturnType<typeof migrationState>>): voi
 }
 
 /**
+ * Refuses a database whose declaration of the team lists (`team_lists`, read by the list
+ * triggers) disagrees with TEAM_LISTS: its counts, versions and change logs would not match what
+ * the lists read.
+ */
+async function checkListDeclarations(database: Database): Promise<void> {
+  const mismatches = await listDeclarationMismatches(database.pool);
+  if (mismatches.length > 0) {
+    throw new StartupError(
+      `the database's team lists disagree with this build's (TEAM_LISTS): ${mismatches.join("; ")}; apply this build's migrations (\`pnpm db:migrate\`) or run the build that matches the database`,
+    );
+  }
+}
+
+/**
  * Polls an unreachable database with backoff until it answers (or `stopped()`), logging the
  * change of state rather than each attempt; then checks its migrations as a start would.
  */
@@ -95,6 +110,7 @@ async function waitForDatabase(database: Database, logger: Logger, stopped: () =
     }
     logger.log(`the database is reachable after ${attempt} attempt(s) in ${Date.now() - since} ms`);
     checkMigrations(state);
+    await checkListDeclarations(database);
     return;
   }
 }
@@ -125,6 +141,7 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
     }
     try {
       checkMigrations(state);
+      await checkListDeclarations(database);
     } catch (error) {
       await database.close();
       throw error;
@@ -148,6 +165,7 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
       logger.log(`applying ${state.pending.length} migration(s) to the embedded database`);
       await migrateDeploy(embedded.url, { quiet: true });
     }
+    await checkListDeclarations(database);
     let seededDemo = false;
     // The demo clients may send browsers back to this start's PUBLIC_URL (or port), on every start.
     const origins = demoOrigins(config.oauth.publicUrl);

@@ -71,6 +71,7 @@ export const EVENTS_LIST: TeamList<EventRow, Event, "events"> = {
     window: { from: "scheduled_from", to: "scheduled_to", column: "t.scheduled_at" },
   },
   sortKey: "t.scheduled_at",
+  statusSql: EVENT_STATUS_SQL,
   columns:
     `t.id, t.slug, t.name, t.description, t.cover_url, t.duration_seconds, ${utcTextColumn("scheduled_at")}, ` +
     `${utcTextColumn("live_at")}, ${utcTextColumn("completed_at")}, ${utcTextColumn("canceled_at")}, ` +

@@ -58,6 +58,8 @@ export const GUIDES_LIST: TeamList<GuideRow, Guide, "guides"> = {
     },
   },
   sortKey: "COALESCE(t.published_at, 'infinity'::timestamptz)",
+  statusSql:
+    "(CASE WHEN COALESCE(t.published_at, 'infinity'::timestamptz) = 'infinity'::timestamptz THEN 'draft' ELSE 'published' END)",
   columns: `t.id, t.slug, t.name, t.description, t.cover_url, ${utcTextColumn("published_at")}, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
   toItem: toGuide,
 };

@@ -4,6 +4,7 @@ export * from "./changes";
 export * from "./events.list";
 export * from "./guides.list";
 export * from "./item-columns";
+export * from "./list-declarations";
 export * from "./list-walker";
 export * from "./lists";
 export * from "./member-by-token";

@@ -46,6 +46,12 @@ export interface TeamList<Row extends { id: string }, Item, Name extends string 
    * alias `t` that matches the leading sort column of the list's index, so seeks use that index.
    */
   sortKey: string;
+  /**
+   * An item's status word as one SQL expression over the alias `t` (the words of
+   * `filters.status`). The list triggers count items per status with it (the database's
+   * `team_lists` holds the same expression; listDeclarationMismatches holds the two equal).
+   */
+  statusSql: string;
   /** Select list over the item `t` and its account `a`: exactly the columns of `Row`. */
   columns: string;
   /** Database row -> the contract's item. */

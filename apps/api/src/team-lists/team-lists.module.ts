@@ -1,10 +1,13 @@
+import type { Database } from "@community/db";
 import { Module, type OnModuleInit } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { DATABASE } from "../database/database.tokens";
 import { MetricsModule } from "../metrics/metrics.module";
 import { MetricsService } from "../metrics/metrics.service";
 import { ChangeLogSweeper } from "./change-log.sweeper";
 import { ListChangesService } from "./list-changes.service";
 import { ListEndpoints } from "./list-endpoints";
+import { ListReaders } from "./list-readers";
 import { PageCache } from "./page-cache";
 import { instrumentPageCache } from "./page-cache-metrics";
 import { SignedTokens } from "./signed-tokens";
@@ -13,7 +16,8 @@ import { TeamListsService } from "./team-lists.service";
 /**
  * The machinery that every team list's module (EventsModule, GuidesModule) shares: the use case
  * of pages and walks (TeamListsService), the changes feed (ListChangesService), what their
- * controllers do once validated (ListEndpoints), one page cache (one byte budget) for all lists,
+ * controllers do once validated (ListEndpoints), each list's page reader and walker
+ * (ListReaders), one page cache (one byte budget) for all lists,
  * the sync tokens and cursors, and the change log's sweep.
  */
 @Module({
@@ -28,6 +32,11 @@ import { TeamListsService } from "./team-lists.service";
       provide: SignedTokens,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => new SignedTokens(config.sync.secret),
+    },
+    {
+      provide: ListReaders,
+      inject: [DATABASE],
+      useFactory: (database: Database) => new ListReaders(database.preparedReads),
     },
     TeamListsService,
     ListChangesService,

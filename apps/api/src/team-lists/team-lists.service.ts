@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Database } from "@community/db";
-import { type AnyTeamList, TEAM_LISTS, TeamListReader, TeamListWalker } from "@community/db/lists";
+import type { AnyTeamList } from "@community/db/lists";
 import {
   ifNoneMatchMatches,
   knownListVersion,
@@ -11,11 +10,11 @@ import {
   pageOffset,
   paginationMeta,
 } from "@community/domain";
-import { Inject, Injectable } from "@nestjs/common";
+import { Injectable } from "@nestjs/common";
 import { InvalidQueryException } from "../common/problems";
-import { DATABASE } from "../database/database.tokens";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ListQuery } from "./list-query";
+import { ListReaders, type ServedList } from "./list-readers";
 import { PageBody, PageCache } from "./page-cache";
 import { SignedTokens } from "./signed-tokens";
 import { NoCommunityTeamException } from "./team-lists.problems";
@@ -49,13 +48,6 @@ export interface CursorPage {
   body: PageBody;
 }
 
-/** A declared list with the readers built for it. */
-interface ServedList {
-  spec: AnyTeamList;
-  pages: TeamListReader<{ id: string }, unknown>;
-  walks: TeamListWalker<{ id: string }, unknown>;
-}
-
 /**
  * The use case of every team list (TEAM_LISTS): pages of the caller's own team in page mode
  * (unfiltered pages from the page cache or one statement, 304 from the token lookup's version),
@@ -64,22 +56,11 @@ interface ServedList {
  */
 @Injectable()
 export class TeamListsService {
-  private readonly served = new Map<string, ServedList>();
-
   constructor(
-    @Inject(DATABASE) database: Database,
+    private readonly readers: ListReaders,
     private readonly cache: PageCache,
     private readonly tokens: SignedTokens,
-  ) {
-    for (const spec of TEAM_LISTS) {
-      const list = spec as AnyTeamList;
-      this.served.set(list.list, {
-        spec: list,
-        pages: new TeamListReader(database.preparedReads, list),
-        walks: new TeamListWalker(database.preparedReads, list),
-      });
-    }
-  }
+  ) {}
 
   /** A user without a team gets 404 no-community-team, after the query was found valid. */
   async find(
@@ -92,16 +73,10 @@ export class TeamListsService {
     // A cursor is bound to a team: without one, none is valid (400 comes before 404).
     if (teamId === null && query.mode === "cursor" && query.cursor !== "") throw invalidCursor();
     if (teamId === null) throw new NoCommunityTeamException();
-    const served = this.list(spec);
+    const served = this.readers.of(spec);
     if (query.mode === "cursor") return this.walk(served, team, teamId, query);
     if (query.carried !== "") return this.filteredPage(served, team, teamId, query, options);
     return this.plainPage(served, team, teamId, query, options);
-  }
-
-  private list(spec: AnyTeamList): ServedList {
-    const served = this.served.get(spec.list);
-    if (served === undefined) throw new Error(`${spec.list} is not a list of TEAM_LISTS`);
-    return served;
   }
 
   /**

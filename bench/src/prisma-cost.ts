@@ -1,0 +1,82 @@
+import { createDatabase, hashToken } from "@community/db";
+import { lookUpToken, TEAM_LISTS, TeamListReader } from "@community/db/lists";
+import { createTestDatabase } from "@community/db/testing";
+import { BENCH_TOKEN, loadBenchData } from "./load";
+
+/**
+ * What the Prisma client costs per statement of a list request, against the same statement on
+ * the same pool through node-postgres: the token lookup (one row) and a page of 100 events, each
+ * sent `--statements` times in a row, in interleaved rounds, both named (prepared) by the same
+ * connections. Reports this process's CPU per statement (user + system), median and min-max over
+ * the rounds: CPU time says what a statement costs even on a machine shared with other work.
+ *
+ *   node bench/dist/prisma-cost.js [--n=1000] [--statements=3000] [--rounds=5]
+ */
+
+function option(name: string, fallback: number): number {
+  const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
+  return found === undefined ? fallback : Number(found.slice(name.length + 3));
+}
+
+async function cpuPerCall(calls: number, call: () => Promise<unknown>): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < calls; i += 1) await call();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / calls;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const spread = (values: number[]) =>
+  `${median(values).toFixed(0)} (${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)})`;
+
+async function main(): Promise<void> {
+  const n = option("n", 1_000);
+  const statements = option("statements", 3_000);
+  const rounds = option("rounds", 5);
+  const testDb = await createTestDatabase("bench_prisma_cost");
+  const database = createDatabase({ url: testDb.url, poolMax: 1 });
+  try {
+    await loadBenchData(testDb.url, n);
+    const tokenHash = hashToken(BENCH_TOKEN);
+    const now = new Date();
+    const events = TEAM_LISTS[0];
+    const viaPrisma = new TeamListReader(database.preparedReads, events);
+    const viaPg = new TeamListReader(database.pool, events);
+    const member = await lookUpToken(database.statements, tokenHash, now);
+    if (member?.team_id == null) throw new Error("the bench token has no team");
+    const teamId = member.team_id;
+    const cases = {
+      "token lookup": {
+        prisma: () => lookUpToken(database.statements, tokenHash, now),
+        pg: () => lookUpToken(database.pool, tokenHash, now),
+      },
+      "events page of 100": {
+        prisma: () => viaPrisma.read({ teamId, offset: 0, limit: 100 }),
+        pg: () => viaPg.read({ teamId, offset: 0, limit: 100 }),
+      },
+    };
+    console.log(`Prisma's cost per statement: ${rounds} rounds of ${statements} statements each, N = ${n}`);
+    console.log("| statement | node-postgres µs CPU | Prisma µs CPU | Prisma - pg |");
+    console.log("|---|---:|---:|---:|");
+    for (const [name, calls] of Object.entries(cases)) {
+      await cpuPerCall(500, calls.pg);
+      await cpuPerCall(500, calls.prisma);
+      const pg: number[] = [];
+      const prisma: number[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        pg.push(await cpuPerCall(statements, calls.pg));
+        prisma.push(await cpuPerCall(statements, calls.prisma));
+      }
+      const extra = prisma.map((value, i) => value - (pg[i] as number));
+      console.log(`| ${name} | ${spread(pg)} | ${spread(prisma)} | ${spread(extra)} |`);
+    }
+  } finally {
+    await database.close();
+    await testDb.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

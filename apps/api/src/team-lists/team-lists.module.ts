@@ -1,8 +1,10 @@
 import { Module, type OnModuleInit } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
+import { HealthModule } from "../health/health.module";
 import { MetricsModule } from "../metrics/metrics.module";
 import { MetricsService } from "../metrics/metrics.service";
 import { ChangeLogSweeper } from "./change-log.sweeper";
+import { ChangeWaits } from "./change-waits";
 import { ListChangesService } from "./list-changes.service";
 import { ListEndpoints } from "./list-endpoints";
 import { PageCache } from "./page-cache";
@@ -14,10 +16,11 @@ import { TeamListsService } from "./team-lists.service";
  * The machinery that every team list's module (EventsModule, GuidesModule) shares: the use case
  * of pages and walks (TeamListsService), the changes feed (ListChangesService), what their
  * controllers do once validated (ListEndpoints), one page cache (one byte budget) for all lists,
- * the sync tokens and cursors, and the change log's sweep.
+ * the sync tokens and cursors, the change log's sweep, and the held requests of the changes feed's
+ * long poll (ChangeWaits, which answers them at once when the replica drains: DrainState).
  */
 @Module({
-  imports: [MetricsModule],
+  imports: [MetricsModule, HealthModule],
   providers: [
     {
       provide: PageCache,
@@ -30,6 +33,7 @@ import { TeamListsService } from "./team-lists.service";
       useFactory: (config: AppConfig) => new SignedTokens(config.sync.secret),
     },
     TeamListsService,
+    ChangeWaits,
     ListChangesService,
     ListEndpoints,
     ChangeLogSweeper,

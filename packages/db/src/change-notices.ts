@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Client } from "pg";
+import { Client, type ClientConfig } from "pg";
 import type { Queryable } from "./lists/team-list";
 
 /** The channel on which a commit that changed a team's list says so (migration 20261127100000). */
@@ -107,6 +107,8 @@ export class ChangeNotices {
   private pollTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private reported: ChangeNoticesState | undefined;
+  /** Every connection this has open (the LISTEN connection, one being made, a probe's sender). */
+  private readonly open = new Set<Client>();
 
   constructor(private readonly options: ChangeNoticesOptions) {
     this.retryMs = options.firstRetryMs ?? 250;
@@ -133,10 +135,10 @@ export class ChangeNotices {
     clearTimeout(this.retryTimer);
     clearInterval(this.pollTimer);
     this.pollTimer = undefined;
-    const client = this.client;
     this.client = undefined;
     this.listening = false;
-    await client?.end().catch(() => undefined);
+    // The LISTEN connection, and one being made or probed.
+    await Promise.all([...this.open].map((client) => client.end().catch(() => undefined)));
   }
 
   watch(key: TeamListKey): ListWatch {
@@ -164,14 +166,20 @@ export class ChangeNotices {
     if (set.size === 0) this.watches.delete(watch.id);
   }
 
-  private async connect(): Promise<void> {
-    if (this.stopped) return;
+  private opened(config: ClientConfig): Client {
     const client = new Client({
+      ...config,
       connectionString: this.options.url,
       connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
     });
+    this.open.add(client);
+    client.once("end", () => this.open.delete(client));
+    return client;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = this.opened({ keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     let lost = false;
     const onLost = (reason: string) => {
       if (lost) return;
@@ -216,13 +224,11 @@ export class ChangeNotices {
         () => reject(new Error(`a notice sent on another connection did not arrive within ${timeoutMs} ms`)),
         timeoutMs,
       );
+      timer.unref();
     });
     heard.catch(() => undefined);
     try {
-      const sender = new Client({
-        connectionString: this.options.url,
-        connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000,
-      });
+      const sender = this.opened({});
       await sender.connect();
       try {
         await sender.query("SELECT pg_notify($1, $2)", [CHANGE_NOTICE_CHANNEL, payload]);

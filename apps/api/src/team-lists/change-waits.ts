@@ -65,11 +65,16 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
       help: "Notices of a committed list change received on the LISTEN connection",
       registers: [metrics.registry],
     });
+    // Without DATABASE_URL the database is the embedded one, which does not carry notices between connections.
+    const hint =
+      config.databaseUrl === undefined
+        ? ""
+        : " (when DATABASE_URL names a transaction pooler, set DATABASE_LISTEN_URL to a direct connection to the primary)";
     this.notices = new ChangeNotices({
       url: url ?? "",
       versions: database.pool,
       onNotice: () => notices.inc(),
-      onState: (state, reason) => this.logState(state, reason),
+      onState: (state, reason) => this.logState(state, reason, hint),
     });
     const self = this;
     new Gauge({
@@ -202,12 +207,12 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
     for (const release of [...this.releases]) release();
   }
 
-  private logState(state: ChangeNoticesState, reason: string): void {
+  private logState(state: ChangeNoticesState, reason: string, hint: string): void {
     if (state === "listening") {
       this.logger.log("list changes are told by LISTEN/NOTIFY: held changes requests wake at each commit");
     } else {
       this.logger.warn(
-        `list changes are not told by LISTEN/NOTIFY (${reason}): held changes requests poll their lists' versions every second (when DATABASE_URL names a transaction pooler, set DATABASE_LISTEN_URL to a direct connection to the primary)`,
+        `list changes are not told by LISTEN/NOTIFY (${reason}): held changes requests poll their lists' versions every second${hint}`,
       );
     }
   }

@@ -83,6 +83,13 @@ class Watch implements ListWatch {
   }
 }
 
+class ProbeNotHeardError extends Error {
+  constructor(ms: number) {
+    super(`a notice sent on another connection did not arrive within ${ms} ms`);
+    this.name = "ProbeNotHeardError";
+  }
+}
+
 const keyOf = ({ teamId, list }: TeamListKey) => `${teamId} ${list}`;
 
 /**
@@ -199,6 +206,8 @@ export class ChangeNotices {
       await client.query("UNLISTEN *").catch(() => undefined);
       await client.end().catch(() => undefined);
       this.report("polling", (error as Error).message);
+      // A server that took the LISTEN but did not carry the probe is not worth asking again soon.
+      if (error instanceof ProbeNotHeardError) this.retryMs = this.options.maxRetryMs ?? 30_000;
       this.retry();
       return;
     }
@@ -220,10 +229,7 @@ export class ChangeNotices {
     let timer: NodeJS.Timeout | undefined;
     const heard = new Promise<void>((resolve, reject) => {
       this.probes.set(payload, resolve);
-      timer = setTimeout(
-        () => reject(new Error(`a notice sent on another connection did not arrive within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      timer = setTimeout(() => reject(new ProbeNotHeardError(timeoutMs)), timeoutMs);
       timer.unref();
     });
     heard.catch(() => undefined);

@@ -10,7 +10,14 @@ import { type K8sObject, kustomizeBuild, podSpecOf, readYamlDocuments } from "./
 const ROOT = repoPath("deploy/kubernetes");
 const SECRET = "community-team";
 /** What the Secret holds (docs/deployment.md): the api's secret variables. */
-const SECRET_KEYS = ["DATABASE_URL", "DATABASE_READ_URL", "METRICS_TOKEN", "REDIS_URL", "CURSOR_SECRET"];
+const SECRET_KEYS = [
+  "DATABASE_URL",
+  "DATABASE_READ_URL",
+  "DATABASE_LISTEN_URL",
+  "METRICS_TOKEN",
+  "REDIS_URL",
+  "CURSOR_SECRET",
+];
 
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -267,6 +274,7 @@ describe("deploy/kubernetes", () => {
           {
             DATABASE_URL: "postgresql://u:p@db:5432/app",
             DATABASE_READ_URL: "postgresql://u:p@db-replica:5432/app",
+            DATABASE_LISTEN_URL: "postgresql://u:p@db-primary:5432/app",
             METRICS_TOKEN: "0123456789abcdef",
             REDIS_URL: "redis://r:6379",
             CURSOR_SECRET: "0123456789abcdef0123456789abcdef",

@@ -26,8 +26,10 @@ async function bootstrap(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal} received: finishing requests in flight, then closing`);
-    // Interactive stops (Ctrl-C) skip the drain: no load balancer is waiting for readiness.
+    // Interactive stops (Ctrl-C) skip the drain's delay: no load balancer is waiting for readiness.
+    // Held requests are answered at once either way.
     if (signal === "SIGTERM") await drainTraffic(app.get(DrainState), config.shutdownDrainDelayMs, logger);
+    else app.get(DrainState).start();
     const code = await shutDownGracefully(
       { app, database: prepared.database, closeDatabase: () => prepared.close() },
       config.shutdownTimeoutMs,

@@ -38,9 +38,9 @@ export class RequestPassMiddleware implements NestMiddleware {
     const started = process.hrtime.bigint();
     const id = assignRequestId(request, response);
     (request as LoggedRequest).id = id;
-    const timer = this.hardening.startClock(request, response);
+    const stopClock = this.hardening.startClock(request, response);
     response.once("close", () => {
-      clearTimeout(timer);
+      stopClock();
       const elapsed = process.hrtime.bigint() - started;
       if (response.writableFinished) this.metrics.record(request, response, elapsed);
       writeRequestLine(this.root, request as LoggedRequest, response, Math.round(Number(elapsed) / 1e6));

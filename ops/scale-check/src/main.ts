@@ -212,6 +212,8 @@ async function check(
     PORT: `${port}`,
     PUBLIC_URL: `http://127.0.0.1:${balancerPort}`,
     DATABASE_URL: postgresUrl(primaryBouncer.port),
+    // PgBouncer in transaction mode cannot hold a LISTEN: the long poll's notices come straight from the primary.
+    DATABASE_LISTEN_URL: postgresUrl(primary.port),
     ...readReplicaHook(readReplica, replicaBouncer),
     DB_POOL_MAX: "5",
     REDIS_URL: `redis://127.0.0.1:${redis.port}`,

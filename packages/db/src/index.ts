@@ -1,3 +1,4 @@
+export * from "./change-notices";
 export * from "./circuit-breaker";
 export * from "./client";
 export * from "./data-dir-lock";

@@ -66,6 +66,9 @@ export interface CursorEnvelope<T> {
   meta: { pagination: CursorPagination };
 }
 
+/** `wait` of a changes request (contract 10.1): seconds to hold it while nothing has changed. */
+export const CHANGES_WAIT = { min: 0, max: 60, default: 0 } as const;
+
 /** `meta.sync` of a changes response (contract 9.3). */
 export interface SyncState {
   next: string;

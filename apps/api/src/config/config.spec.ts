@@ -61,6 +61,7 @@ describe(loadConfig.name, () => {
       HOST: "127.0.0.1",
       DATABASE_URL: "postgresql://u@db:5432/app",
       DATABASE_READ_URL: "postgres://u@replica:6432/app",
+      DATABASE_LISTEN_URL: "postgresql://u@db-primary:5432/app",
       EMBEDDED_DATA_DIR: "/var/lib/ct",
       EMBEDDED_SEED_DEMO: "false",
       DATABASE_READ_TIMEOUT_MS: "400",
@@ -99,12 +100,14 @@ describe(loadConfig.name, () => {
       CURSOR_SECRET: "cursor-secret-of-thirty-two-chars-at-least",
       SYNC_RETENTION_DAYS: "14",
       CHANGE_LOG_SWEEP_INTERVAL_SECONDS: "0",
+      CHANGES_WAIT_MAX_PER_TOKEN: "2",
     });
     expect(config).toEqual({
       port: 8080,
       host: "127.0.0.1",
       databaseUrl: "postgresql://u@db:5432/app",
       databaseReadUrl: "postgres://u@replica:6432/app",
+      databaseListenUrl: "postgresql://u@db-primary:5432/app",
       databaseReadTimeoutMs: 400,
       databasePreparedStatements: false,
       databasePreparedStatementsMax: 32,
@@ -147,6 +150,7 @@ describe(loadConfig.name, () => {
         secretGenerated: false,
         retentionSeconds: 14 * 86_400,
         sweepIntervalSeconds: 0,
+        waitMaxPerToken: 2,
       },
     });
   });
@@ -157,6 +161,7 @@ describe(loadConfig.name, () => {
       secretGenerated: true,
       retentionSeconds: 7 * 86_400,
       sweepIntervalSeconds: 3_600,
+      waitMaxPerToken: 4,
     });
     expect(embedded.secret).toHaveLength(32);
     expect(loadConfig({}).sync.secret.equals(embedded.secret)).toBe(false);
@@ -373,6 +378,12 @@ describe(loadConfig.name, () => {
       /DATABASE_READ_URL must use postgresql:\/\/, got mysql:\/\//,
     ],
     [{ DATABASE_READ_URL: "postgresql://replica/app" }, /DATABASE_READ_URL needs DATABASE_URL/],
+    [
+      { DATABASE_LISTEN_URL: "http://db/app", DATABASE_URL: "postgresql://pooler/app" },
+      /DATABASE_LISTEN_URL must use postgresql:\/\/, got http:\/\//,
+    ],
+    [{ DATABASE_LISTEN_URL: "postgresql://db/app" }, /DATABASE_LISTEN_URL needs DATABASE_URL/],
+    [{ CHANGES_WAIT_MAX_PER_TOKEN: "-1" }, /CHANGES_WAIT_MAX_PER_TOKEN must be an integer between 0 and 10000/],
     [{ BODY_LIMIT_BYTES: "1mb" }, /BODY_LIMIT_BYTES must be an integer between 0 and 104857600/],
     [{ CORS_ORIGINS: "*" }, /CORS_ORIGINS must be .*not an origin: "\*"/],
     [

@@ -353,6 +353,7 @@ export const EnvSchema = z.object({
     .transform((v) => v || undefined),
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_READ_URL: postgresUrl("DATABASE_READ_URL"),
+  DATABASE_LISTEN_URL: postgresUrl("DATABASE_LISTEN_URL"),
   DATABASE_READ_TIMEOUT_MS: integer("DATABASE_READ_TIMEOUT_MS", 50, 600_000, 1_000),
   DATABASE_PREPARED_STATEMENTS: boolean("DATABASE_PREPARED_STATEMENTS", true),
   DATABASE_PREPARED_STATEMENTS_MAX: integer("DATABASE_PREPARED_STATEMENTS_MAX", 1, 1_000, 32),
@@ -426,6 +427,7 @@ export const EnvSchema = z.object({
   CURSOR_SECRET: secret("CURSOR_SECRET", 32),
   SYNC_RETENTION_DAYS: integer("SYNC_RETENTION_DAYS", 7, 3_650, 7),
   CHANGE_LOG_SWEEP_INTERVAL_SECONDS: integer("CHANGE_LOG_SWEEP_INTERVAL_SECONDS", 0, 86_400, 3_600),
+  CHANGES_WAIT_MAX_PER_TOKEN: integer("CHANGES_WAIT_MAX_PER_TOKEN", 0, 10_000, 4),
   ...TracingEnvSchema.shape,
 });
 
@@ -436,6 +438,11 @@ export interface AppConfig {
   databaseUrl: string | undefined;
   /** Set: list pages are read from this database (a streaming replica of databaseUrl's). */
   databaseReadUrl: string | undefined;
+  /**
+   * Set: the changes feed's LISTEN connection goes here (the primary, directly, when DATABASE_URL
+   * names a transaction pooler); unset: to DATABASE_URL.
+   */
+  databaseListenUrl: string | undefined;
   /** Longest a list read waits for the replica (a connection and the query) before the primary serves it. */
   databaseReadTimeoutMs: number;
   /** The token lookup and the list reads as named statements per connection (see PreparedStatements in @community/db). */
@@ -513,6 +520,8 @@ export interface SyncConfig {
   retentionSeconds: number;
   /** How often the change log is swept of entries past the retention; 0: never. */
   sweepIntervalSeconds: number;
+  /** Most changes requests held at once (`wait`) per access token on this replica; 0: none is held. */
+  waitMaxPerToken: number;
 }
 
 export interface TracingConfig {
@@ -627,6 +636,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (e.DATABASE_READ_URL !== undefined && e.DATABASE_URL === undefined) {
     throw new ConfigError(["DATABASE_READ_URL needs DATABASE_URL: it names a replica of that database"]);
   }
+  if (e.DATABASE_LISTEN_URL !== undefined && e.DATABASE_URL === undefined) {
+    throw new ConfigError([
+      "DATABASE_LISTEN_URL needs DATABASE_URL: it names a direct connection to that database's primary",
+    ]);
+  }
   if (e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
     throw new ConfigError([
       `HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS (${e.HTTP_KEEP_ALIVE_TIMEOUT_MS}), or a reused connection can be cut while its next request's headers arrive`,
@@ -658,6 +672,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     host: e.HOST ?? (e.DATABASE_URL === undefined ? "127.0.0.1" : "0.0.0.0"),
     databaseUrl: e.DATABASE_URL,
     databaseReadUrl: e.DATABASE_READ_URL,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
     databaseReadTimeoutMs: e.DATABASE_READ_TIMEOUT_MS,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     databasePreparedStatementsMax: e.DATABASE_PREPARED_STATEMENTS_MAX,
@@ -732,6 +747,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       secretGenerated: e.CURSOR_SECRET === undefined,
       retentionSeconds: e.SYNC_RETENTION_DAYS * 86_400,
       sweepIntervalSeconds: e.CHANGE_LOG_SWEEP_INTERVAL_SECONDS,
+      waitMaxPerToken: e.CHANGES_WAIT_MAX_PER_TOKEN,
     },
   };
 }

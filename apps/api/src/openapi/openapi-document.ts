@@ -1,5 +1,5 @@
 import { type AnyTeamList, TEAM_LISTS } from "@community/db/lists";
-import { PAGINATION, READ_SCOPE, wireJsonSchemas } from "@community/domain";
+import { CHANGES_WAIT, PAGINATION, READ_SCOPE, wireJsonSchemas } from "@community/domain";
 import { DEMO_TOKENS } from "@community/fixtures";
 import type { ProblemName } from "./problem-catalogue";
 import { problemComponents, problemRefs } from "./problem-responses";
@@ -199,7 +199,12 @@ function changesOperations(spec: AnyTeamList): Json {
   });
   const common = {
     tags: [what],
-    parameters: [ref("parameters", "since"), ref("parameters", "per_page"), ref("parameters", "Accept-Encoding")],
+    parameters: [
+      ref("parameters", "since"),
+      ref("parameters", "per_page"),
+      ref("parameters", "wait"),
+      ref("parameters", "Accept-Encoding"),
+    ],
     security: [{ bearer: [] }, { oauth2: [READ_SCOPE] }],
   };
   return {
@@ -322,6 +327,11 @@ export function buildOpenApiDocument(): Json {
             "meta.sync.next of an earlier changes response. Altered or forged: 400; issued for another team or list, older than the retention, or from before the caller changed team: 410 sync-expired.",
           schema: { type: "string" },
         },
+        wait: queryParameter(
+          "wait",
+          CHANGES_WAIT,
+          "Long poll, only with since: when no change is waiting, hold the request until a change to the team's list commits (answered with it) or this many seconds pass (answered with no changes, has_more false and a next). HEAD is answered at once. At most CHANGES_WAIT_MAX_PER_TOKEN requests of one access token are held at once (4 by default): another gets 429 rate-limited with Retry-After.",
+        ),
         "If-None-Match": {
           name: "If-None-Match",
           in: "header",

@@ -6,7 +6,7 @@ export const RATE_LIMIT_PROBLEMS = {
     type: "rate-limited",
     status: 429,
     title: "Too many requests",
-    docs: "The caller exceeded its rate limit; retry after Retry-After seconds.",
+    docs: "The caller exceeded its rate limit, or its access token already holds the most changes requests with `wait` allowed at once (CHANGES_WAIT_MAX_PER_TOKEN); retry after Retry-After seconds.",
     headers: retryAfterHeader,
     example: { detail: "More than 100 requests in 60 s; try again in 12 s" },
   },

@@ -48,6 +48,17 @@ function recordFixedHeaders(middleware: RequestHandler): ReadonlyArray<readonly 
   return [...headers];
 }
 
+/** Time granted to a request beyond REQUEST_TIMEOUT_MS (ms), by its response. */
+const clockExtensions = new WeakMap<Response, number>();
+
+/**
+ * Gives a request `ms` more than REQUEST_TIMEOUT_MS before it is answered 503: a changes request
+ * held for `wait` seconds (contract 10.1) is not slow, it waits by design.
+ */
+export function extendRequestClock(response: Response, ms: number): void {
+  clockExtensions.set(response, (clockExtensions.get(response) ?? 0) + ms);
+}
+
 /**
  * What every request goes through before it is routed, as one step of the request pass
  * (request-pass.middleware.ts):
@@ -88,13 +99,21 @@ export class RequestHardening {
    * Starts the request's REQUEST_TIMEOUT_MS clock; the caller clears it when the response closes
    * (a response emits close once, after finish or when its connection goes first).
    */
-  startClock(request: Request, response: Response): NodeJS.Timeout {
+  startClock(request: Request, response: Response): () => void {
     const { requestTimeoutMs, retryAfterSeconds } = this.config;
-    const timer = setTimeout(() => {
+    const ring = () => {
+      const extra = clockExtensions.get(response);
+      if (extra !== undefined) {
+        clockExtensions.delete(response);
+        timer = setTimeout(ring, extra);
+        timer.unref();
+        return;
+      }
       this.problems.respond(new RequestTimeoutException(requestTimeoutMs, retryAfterSeconds), request, response);
-    }, requestTimeoutMs);
+    };
+    let timer = setTimeout(ring, requestTimeoutMs);
     timer.unref();
-    return timer;
+    return () => clearTimeout(timer);
   }
 
   /** Sets the fixed headers and checks the request: throws the problem of a bad one, else calls next. */

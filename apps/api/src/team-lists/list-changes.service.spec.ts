@@ -2,6 +2,7 @@ import type { Database } from "@community/db";
 import { EVENTS_LIST } from "@community/db/lists";
 import type { AppConfig } from "../config/config";
 import { MetricsService } from "../metrics/metrics.service";
+import type { ChangeWaits } from "./change-waits";
 import { ListChangesService } from "./list-changes.service";
 import { SignedTokens } from "./signed-tokens";
 
@@ -45,24 +46,28 @@ describe(ListChangesService.name, () => {
   const tokens = new SignedTokens(Buffer.from("a-secret-of-at-least-thirty-two-characters"));
   const config = { sync: { retentionSeconds: 7 * 86_400 } } as AppConfig;
   const team = { userId: "user_a", teamId: "team_a" };
+  // No request here waits: ChangeWaits is never asked.
+  const noWaits = {} as ChangeWaits;
 
   async function since(service: ListChangesService): Promise<string> {
-    const body = JSON.parse((await service.find(EVENTS_LIST, team, { since: undefined, perPage: 10 })).json.toString());
+    const body = JSON.parse(
+      (await service.find(EVENTS_LIST, team, { since: undefined, perPage: 10, wait: 0 })).json.toString(),
+    );
     return body.meta.sync.next;
   }
 
   it("reads the changes from the replica when it has replayed the token", async () => {
     const { database, asked } = fakeDatabase({ replica: "ok", primary: "ok" });
-    const service = new ListChangesService(database, config, tokens, new MetricsService());
-    await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10 });
+    const service = new ListChangesService(database, config, tokens, new MetricsService(), noWaits);
+    await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10, wait: 0 });
     expect(asked).toEqual(["replica"]);
   });
 
   it("asks the primary when the replica does not hold the token's state, never answering from it", async () => {
     const { database, asked } = fakeDatabase({ replica: "unknown", primary: "ok" });
-    const service = new ListChangesService(database, config, tokens, new MetricsService());
+    const service = new ListChangesService(database, config, tokens, new MetricsService(), noWaits);
     const body = JSON.parse(
-      (await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10 })).json.toString(),
+      (await service.find(EVENTS_LIST, team, { since: await since(service), perPage: 10, wait: 0 })).json.toString(),
     );
     expect(asked).toEqual(["replica", "primary"]);
     expect(body.meta.sync.has_more).toBe(false);

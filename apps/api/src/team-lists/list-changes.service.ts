@@ -16,6 +16,7 @@ import { InvalidQueryException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
 import { MetricsService } from "../metrics/metrics.service";
+import { ChangeWaits, type FeedRead } from "./change-waits";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ChangesQuery } from "./list-query";
 import { PageBody } from "./page-cache";
@@ -26,6 +27,12 @@ import { NoCommunityTeamException, SyncExpiredException } from "./team-lists.pro
 const MEMBERSHIP_SQL = `SELECT team_id, extract(epoch FROM team_since)::float8 AS team_since,
        extract(epoch FROM now())::float8 AS now
   FROM users WHERE id = $1`;
+
+/** Who holds a changes request with `wait`: the access token's digest, and the end of its request. */
+export interface WaitingCaller {
+  holder: string;
+  signal: AbortSignal;
+}
 
 interface MembershipRow {
   team_id: string | null;
@@ -57,6 +64,7 @@ export class ListChangesService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly tokens: SignedTokens,
     metrics: MetricsService,
+    private readonly waits: ChangeWaits,
   ) {
     this.retentionSeconds = config.sync.retentionSeconds;
     this.polls = new Counter({
@@ -67,7 +75,23 @@ export class ListChangesService {
     });
   }
 
-  async find(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery): Promise<PageBody> {
+  /**
+   * With `wait` (and `since`), held by ChangeWaits while nothing is new: each reading leaves out the
+   * token lookup's version (read before the hold began), and a reading after a wake reads the
+   * membership and the clock again too.
+   */
+  async find(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery, hold?: WaitingCaller): Promise<PageBody> {
+    const { teamId, userId } = team;
+    if (hold === undefined || query.wait === 0 || query.since === undefined || teamId === null) {
+      return (await this.readOnce(spec, team, query)).body;
+    }
+    return this.waits.hold(
+      { key: { teamId, list: spec.list }, holder: hold.holder, seconds: query.wait, signal: hold.signal },
+      (again) => this.readOnce(spec, again ? { userId, teamId } : { ...team, lists: undefined }, query),
+    );
+  }
+
+  private async readOnce(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery): Promise<FeedRead> {
     const { teamId } = team;
     // A forged token is a bad query (400), which comes before a missing team (404).
     const claims = query.since === undefined ? undefined : this.tokens.openSyncToken(query.since);
@@ -173,7 +197,7 @@ export class ListChangesService {
   }
 }
 
-function body(changes: ChangesEnvelope<unknown>["changes"], next: string, hasMore: boolean): PageBody {
+function body(changes: ChangesEnvelope<unknown>["changes"], next: string, hasMore: boolean): FeedRead {
   const value: ChangesEnvelope<unknown> = { changes, meta: { sync: { next, has_more: hasMore } } };
-  return PageBody.of(value);
+  return { body: PageBody.of(value), nothingNew: changes.length === 0 && !hasMore };
 }

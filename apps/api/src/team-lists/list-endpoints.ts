@@ -1,14 +1,18 @@
+import { hashToken } from "@community/db";
 import type { AnyTeamList } from "@community/db/lists";
 import { Injectable } from "@nestjs/common";
 import type { Request, Response } from "express";
+import { extendRequestClock } from "../security/request-hardening";
 import { negotiateContentCoding } from "./content-coding";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ChangesQueryDto } from "./dto/changes-query.dto";
-import { ListChangesService } from "./list-changes.service";
+import { ListChangesService, type WaitingCaller } from "./list-changes.service";
 import { sendListPage, sendPrivateJson } from "./list-page.response";
 import { changesQueryOf, type ListQueryDto, listQueryOf } from "./list-query";
 import { MethodNotAllowedException } from "./team-lists.problems";
 import { TeamListsService } from "./team-lists.service";
+
+const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
 
 /**
  * What the controller of every team list does once its route, guards and DTO have run: a page or
@@ -45,7 +49,16 @@ export class ListEndpoints {
     request: Request,
     response: Response,
   ): Promise<void> {
-    const body = await this.changes.find(spec, team, changesQueryOf(query));
+    const changes = changesQueryOf(query);
+    // HEAD is answered at once: a client that asks for headers alone is not waiting for a change.
+    let hold: WaitingCaller | undefined;
+    if (changes.wait > 0 && request.method === "GET") {
+      const ended = new AbortController();
+      response.once("close", () => ended.abort());
+      extendRequestClock(response, changes.wait * 1000);
+      hold = { holder: hashToken(BEARER.exec(request.headers.authorization ?? "")?.[1] ?? ""), signal: ended.signal };
+    }
+    const body = await this.changes.find(spec, team, changes, hold);
     sendPrivateJson(request, response, negotiateContentCoding(request.headers["accept-encoding"]), body);
   }
 

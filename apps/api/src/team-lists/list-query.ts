@@ -1,5 +1,5 @@
 import type { AnyTeamList, ListFilters } from "@community/db/lists";
-import { PAGINATION } from "@community/domain";
+import { CHANGES_WAIT, PAGINATION } from "@community/domain";
 import type { ChangesQueryDto } from "./dto/changes-query.dto";
 import type { PageQueryDto } from "./dto/page-query.dto";
 import type { QueryInstant } from "./dto/query-rules";
@@ -18,6 +18,8 @@ export type ListQuery = ParsedFilters &
 export interface ChangesQuery {
   since: string | undefined;
   perPage: number;
+  /** Seconds to hold the request while nothing has changed (0: answer at once); only with since. */
+  wait: number;
 }
 
 /**
@@ -56,5 +58,5 @@ export function listQueryOf(spec: AnyTeamList, dto: ListQueryDto): ListQuery {
 }
 
 export function changesQueryOf(dto: ChangesQueryDto): ChangesQuery {
-  return { since: dto.since, perPage: dto.per_page };
+  return { since: dto.since, perPage: dto.per_page, wait: dto.wait ?? CHANGES_WAIT.default };
 }

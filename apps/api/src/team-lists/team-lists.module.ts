@@ -2,9 +2,11 @@ import type { Database } from "@community/db";
 import { Module, type OnModuleInit } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
+import { HealthModule } from "../health/health.module";
 import { MetricsModule } from "../metrics/metrics.module";
 import { MetricsService } from "../metrics/metrics.service";
 import { ChangeLogSweeper } from "./change-log.sweeper";
+import { ChangeWaits } from "./change-waits";
 import { ListChangesService } from "./list-changes.service";
 import { ListEndpoints } from "./list-endpoints";
 import { ListReaders } from "./list-readers";
@@ -17,11 +19,12 @@ import { TeamListsService } from "./team-lists.service";
  * The machinery that every team list's module (EventsModule, GuidesModule) shares: the use case
  * of pages and walks (TeamListsService), the changes feed (ListChangesService), what their
  * controllers do once validated (ListEndpoints), each list's page reader and walker
- * (ListReaders), one page cache (one byte budget) for all lists,
- * the sync tokens and cursors, and the change log's sweep.
+ * (ListReaders), one page cache (one byte budget) for all lists, the sync tokens and cursors, the
+ * change log's sweep, and the held requests of the changes feed's long poll (ChangeWaits, which
+ * answers them at once when the replica drains: DrainState).
  */
 @Module({
-  imports: [MetricsModule],
+  imports: [MetricsModule, HealthModule],
   providers: [
     {
       provide: PageCache,
@@ -39,6 +42,7 @@ import { TeamListsService } from "./team-lists.service";
       useFactory: (database: Database) => new ListReaders(database.preparedReads),
     },
     TeamListsService,
+    ChangeWaits,
     ListChangesService,
     ListEndpoints,
     ChangeLogSweeper,

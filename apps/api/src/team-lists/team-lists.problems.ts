@@ -1,4 +1,5 @@
-import { ALLOWED_METHODS, ProblemException, type ProblemType } from "../common/problems";
+import { ALLOWED_METHODS, ProblemException, type ProblemType, retryAfter } from "../common/problems";
+import { RATE_LIMIT_PROBLEMS } from "../rate-limit/rate-limit.problems";
 
 /** The list endpoints: its problem types. */
 export const TEAM_LIST_PROBLEMS = {
@@ -45,5 +46,16 @@ export class MethodNotAllowedException extends ProblemException {
 export class SyncExpiredException extends ProblemException {
   constructor(reason: string) {
     super(TEAM_LIST_PROBLEMS.SyncExpired, `The sync token ${reason}; walk the list again from a new token`);
+  }
+}
+
+/** One access token already holds the most changes requests with `wait` allowed at once (contract 10.1). */
+export class HeldRequestsLimitedException extends ProblemException {
+  constructor(retryAfterSeconds: number, max: number) {
+    super(
+      RATE_LIMIT_PROBLEMS.RateLimited,
+      `This access token already holds ${max} changes request(s) with wait, the most held at once; try again in ${retryAfterSeconds} s`,
+      retryAfter(retryAfterSeconds),
+    );
   }
 }

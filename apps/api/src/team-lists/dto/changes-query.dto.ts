@@ -1,5 +1,13 @@
-import { PAGINATION } from "@community/domain";
-import { DecimalInteger, QueryRule, REPEATED_MESSAGE, RepeatedParameter, SingleValue } from "./query-rules";
+import { CHANGES_WAIT, PAGINATION } from "@community/domain";
+import {
+  DecimalInteger,
+  decimalIntegerInRange,
+  integerProblem,
+  QueryRule,
+  REPEATED_MESSAGE,
+  RepeatedParameter,
+  SingleValue,
+} from "./query-rules";
 
 /** The query of a list's changes feed (contract 9.3): a sync token to read from, and a page size. */
 export class ChangesQueryDto {
@@ -15,4 +23,13 @@ export class ChangesQueryDto {
       : "must be a token from meta.sync.next of an earlier response";
   })
   since?: string;
+
+  /** Seconds to hold the request while nothing has changed since `since` (contract 10.1); only with `since`. */
+  @SingleValue((raw) => decimalIntegerInRange(raw, CHANGES_WAIT.min, CHANGES_WAIT.max))
+  @QueryRule("wait", (value, query) => {
+    const problem = integerProblem(value, CHANGES_WAIT);
+    if (problem !== undefined) return problem;
+    return query.since === undefined ? "can only be given together with since" : undefined;
+  })
+  wait?: number;
 }

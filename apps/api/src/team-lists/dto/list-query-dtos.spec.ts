@@ -152,9 +152,31 @@ describe(ChangesQueryDto.name, () => {
     changesQueryOf((await pipe.transform(query, { type: "query", metatype: ChangesQueryDto })) as ChangesQueryDto);
 
   it("reads since and per_page, and names an empty or repeated since", async () => {
-    expect(await changes({})).toEqual({ since: undefined, perPage: 100 });
-    expect(await changes({ since: "abc", per_page: "5" })).toEqual({ since: "abc", perPage: 5 });
+    expect(await changes({})).toEqual({ since: undefined, perPage: 100, wait: 0 });
+    expect(await changes({ since: "abc", per_page: "5" })).toEqual({ since: "abc", perPage: 5, wait: 0 });
     await expect(changes({ since: "" })).rejects.toThrow(InvalidQueryException);
     await expect(changes({ since: ["a", "b"] })).rejects.toThrow(InvalidQueryException);
+  });
+
+  it("reads wait as whole seconds from 0 to 60, with since", async () => {
+    expect(await changes({ since: "abc", wait: "0" })).toEqual({ since: "abc", perPage: 100, wait: 0 });
+    expect(await changes({ since: "abc", wait: "060" })).toEqual({ since: "abc", perPage: 100, wait: 60 });
+  });
+
+  it.each([
+    [{ wait: "5" }, "can only be given together with since"],
+    [{ wait: "0" }, "can only be given together with since"],
+    [{ since: "abc", wait: "61" }, "must be an integer between 0 and 60"],
+    [{ since: "abc", wait: "-1" }, "must be an integer between 0 and 60"],
+    [{ since: "abc", wait: "1.5" }, "must be an integer between 0 and 60"],
+    [{ since: "abc", wait: "" }, "must be an integer between 0 and 60"],
+    [{ since: "abc", wait: ["5", "5"] }, "must be given at most once"],
+  ])("names wait in %j", async (query, message) => {
+    const error = await changes(query).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(InvalidQueryException);
+    expect((error as InvalidQueryException).errors).toEqual([{ parameter: "wait", message }]);
   });
 });

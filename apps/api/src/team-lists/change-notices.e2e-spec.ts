@@ -1,0 +1,106 @@
+import { ChangeNotices, type ChangeNoticesState, createDatabase, type Database, type ListWatch } from "@community/db";
+import { createTestDatabase, type TestDatabase, testAdminUrl } from "@community/db/testing";
+import { loadFixture } from "@community/fixtures";
+import { contractFixture, RUNNERS } from "@community/fixtures/testing";
+import { TcpProxy } from "../testing/tcp-proxy";
+
+/**
+ * ChangeNotices (@community/db) on PostgreSQL, its LISTEN connection through a proxy that the test
+ * cuts and restores: a commit wakes a watch of its list; losing the connection wakes every watch
+ * (notices may have been missed) and turns to polling the lists' versions, which still sees a
+ * commit; the connection is made again, and notices wake watches once more. (Here rather than in
+ * packages/db for the TCP proxy, which the api's tests share.)
+ */
+describe(ChangeNotices.name, () => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let proxy: TcpProxy;
+  let notices: ChangeNotices;
+  const states: ChangeNoticesState[] = [];
+  let serial = 0;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase("notices");
+    database = createDatabase({ url: testDb.url, poolMax: 2 });
+    await loadFixture(database.prisma, contractFixture());
+    proxy = await TcpProxy.inFrontOf(testAdminUrl());
+    notices = new ChangeNotices({
+      url: proxy.route(testDb.url),
+      versions: database.pool,
+      pollIntervalMs: 100,
+      firstRetryMs: 50,
+      maxRetryMs: 200,
+      connectTimeoutMs: 1_000,
+      onState: (state) => states.push(state),
+    });
+    notices.start();
+    await until(() => notices.state === "listening", "it listens");
+  });
+
+  afterAll(async () => {
+    await notices?.stop();
+    await proxy?.cut();
+    await database?.close();
+    await testDb?.drop();
+  });
+
+  async function until(check: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Whether the watch saw a change within a generous bound (false: it did not). */
+  const changed = (watch: ListWatch) =>
+    Promise.race([
+      watch.changed.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+    ]);
+
+  const commitEvent = (team: string) =>
+    database.pool.query(
+      `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
+                           price_in_cents, currency)
+       VALUES ($1::text, $2, 'acc_jane', $1::text, $1::text, 60, '2026-03-05T18:30:00Z', false, 0, 'USD')`,
+      [`ev_notice_${serial++}`, team],
+    );
+
+  it("wakes a watch of the list a commit changed, and only of that list", async () => {
+    const watch = notices.watch({ teamId: RUNNERS, list: "events" });
+    const guides = notices.watch({ teamId: RUNNERS, list: "guides" });
+    await Promise.all([watch.ready, guides.ready]);
+    await commitEvent(RUNNERS);
+    expect(await changed(watch)).toBe(true);
+    const woken = await Promise.race([guides.changed.then(() => true), Promise.resolve(false)]);
+    expect(woken).toBe(false);
+    watch.cancel();
+    guides.cancel();
+  });
+
+  it("wakes every watch when the connection is lost, polls meanwhile, and listens again once it is back", async () => {
+    const before = notices.watch({ teamId: RUNNERS, list: "guides" });
+    await before.ready;
+    await proxy.cut();
+    // Notices may have been missed: the watch reads again.
+    expect(await changed(before)).toBe(true);
+    before.cancel();
+    expect(notices.state).toBe("polling");
+
+    const whilePolling = notices.watch({ teamId: RUNNERS, list: "events" });
+    await whilePolling.ready;
+    await commitEvent(RUNNERS);
+    expect(await changed(whilePolling)).toBe(true);
+    whilePolling.cancel();
+
+    await proxy.start();
+    await until(() => notices.state === "listening", "it listens again");
+    const after = notices.watch({ teamId: RUNNERS, list: "events" });
+    await after.ready;
+    await commitEvent(RUNNERS);
+    expect(await changed(after)).toBe(true);
+    after.cancel();
+    expect(states).toEqual(["listening", "polling", "listening"]);
+  });
+});

@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
-import { demoFixture } from "@community/fixtures";
+import { demoFixture, demoOrigins } from "@community/fixtures";
 import { type RunningApi, startCompiledApi } from "@community/fixtures/testing";
 import { parse as parseCsv } from "csv-parse/sync";
 import { type PackageJson, readJson, repoPath } from "./docker-files";
@@ -120,7 +121,18 @@ describe("README.md's curl and CLI examples", () => {
   let running: RunningApi;
 
   beforeAll(async () => {
-    running = await startCompiledApi("doc-shell-blocks", demoFixture());
+    // A port known before the start, so that PUBLIC_URL and the demo clients' redirect URIs name it.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const publicUrl = `http://127.0.0.1:${port}`;
+    running = await startCompiledApi("doc-shell-blocks", demoFixture(demoOrigins(publicUrl)), {
+      PORT: String(port),
+      PUBLIC_URL: publicUrl,
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -190,4 +202,19 @@ describe("README.md's curl and CLI examples", () => {
     expect(events).toHaveLength(40);
     expect(events[0]?.id).toMatch(/^ev_runners_/);
   }, 240_000);
+
+  it("sign in, exchange, list, refresh and revoke with curl as the README says, with no value to fill in", () => {
+    const block = blocks.find((b) => b.where.startsWith("README.md:") && b.text.includes("oauth/token/revocation"));
+    if (block === undefined) throw new Error("README.md has no curl block of the OAuth flow");
+    const script = block.text
+      .replaceAll("http://localhost:3000", running.baseUrl)
+      .replaceAll(encodeURIComponent("http://localhost:3000"), encodeURIComponent(running.baseUrl));
+    const result = spawnSync("bash", ["-e", "-o", "pipefail", "-c", script], { encoding: "utf8", timeout: 60_000 });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/\/oauth\/auth\?response_type=code&client_id=demo-spa&/);
+    expect(JSON.parse(lines[1] ?? "")).toMatchObject({ scope: "community:read", token_type: "Bearer" });
+    expect(lines[2]).toMatch(/^\{"guides":\[\{"id":"ev_runners_/);
+    expect(lines.slice(3)).toEqual(["revocation: 200", "events after revocation: 401"]);
+  }, 90_000);
 });

@@ -133,9 +133,11 @@ describe("signing in with a real browser", () => {
       page.waitForEvent("popup"),
       page.getByRole("button", { name: "Apply given OAuth2 credentials" }).click(),
     ]);
-    await signInAndAllow(popup);
     // Swagger UI's redirect page hands the code to the opener and closes; the UI exchanges it.
-    await popup.waitForEvent("close");
+    // Listened for first: the popup may close before "Allow"'s click returns.
+    const closed = popup.waitForEvent("close", { timeout: 60_000 });
+    await signInAndAllow(popup);
+    await closed;
     await page.getByRole("button", { name: "Remove authorization" }).waitFor();
     await page.getByRole("button", { name: "Close" }).first().click();
 

@@ -50,7 +50,7 @@ COPY ops/scale-check/package.json ops/scale-check/
 FROM manifests AS build
 RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lockfile
 COPY . .
-# turbo: prisma generate (packages/db), then tsc for every package in dependency order.
+# turbo: prisma generate (packages/db), then SWC for every package (tsc for the client), in dependency order.
 RUN pnpm build
 
 FROM manifests AS prod-deps

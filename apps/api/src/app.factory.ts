@@ -10,6 +10,7 @@ import { ProblemFilter } from "./common/problem.filter";
 import type { AppConfig } from "./config/config";
 import { ConfiguredExpressAdapter } from "./lifecycle/http-server";
 import { setHttpServerTimeouts } from "./lifecycle/http-server-timeouts";
+import { QuietFrameworkLogger } from "./logging/quiet-framework-logger";
 import { answerUnreadableRequestHeads } from "./security/request-head";
 
 /** Builds the HTTP application; shared by main.ts and the end-to-end tests. */
@@ -26,7 +27,7 @@ export async function createApp(
     new ConfiguredExpressAdapter(config),
     { bodyParser: false, logger: options.logger, bufferLogs: options.logger !== false },
   );
-  if (options.logger !== false) app.useLogger(app.get(Logger));
+  if (options.logger !== false) app.useLogger(new QuietFrameworkLogger(app.get(Logger)));
   // Settings of the Express application itself, which no middleware can change: req.ip honours
   // TRUST_PROXY, no X-Powered-By, and ETags are computed per representation in sendListPage.
   app.set("trust proxy", config.trustProxy);

@@ -8,6 +8,7 @@ import { Logger } from "@nestjs/common";
 import { createApp } from "./app.factory";
 import { prepareDatabase, StartupError } from "./bootstrap/prepare-database";
 import { ConfigError, loadConfig } from "./config/config";
+import { configSummary } from "./config/config-summary";
 import { DrainState } from "./health/drain-state";
 import { drainTraffic, shutDownGracefully } from "./lifecycle/graceful-shutdown";
 import { useStructuredLogs } from "./logging/bootstrap-logger";
@@ -17,6 +18,7 @@ async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
   const flushLogs = useStructuredLogs(config);
   const logger = new Logger("Bootstrap");
+  logger.log(`configured: ${configSummary(config)}`);
   const prepared = await prepareDatabase(config, logger);
   const app = await createApp(config, prepared.database);
   await app.listen(config.port, config.host);

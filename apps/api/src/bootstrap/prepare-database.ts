@@ -149,7 +149,7 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
     return { database, seededDemo: false, close };
   }
 
-  logger.log(`no DATABASE_URL: using the embedded PostgreSQL in ${config.embeddedDataDir}`);
+  logger.debug(`no DATABASE_URL: using the embedded PostgreSQL in ${config.embeddedDataDir}`);
   const embedded = await startEmbeddedPostgres({ dataDir: config.embeddedDataDir }).catch((error: unknown) => {
     throw error instanceof DataDirLockedError ? new StartupError(error.message) : error;
   });

@@ -30,7 +30,7 @@ export interface ProblemType {
   /** Members beyond the RFC 9457 ones that it always carries (declared by the Problem wire schema). */
   requires?: readonly (keyof Problem)[];
   /** A typical body, for the documentation. */
-  example: Pick<Problem, "detail" | "errors"> & { instance?: string };
+  example: Pick<Problem, "detail" | "errors" | "checks"> & { instance?: string };
 }
 
 /** The challenge of the api's bearer authentication, and of the metrics endpoint's. */

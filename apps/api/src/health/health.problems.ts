@@ -9,7 +9,11 @@ export const HEALTH_PROBLEMS = {
     docs: "Not ready: the database is unreachable or a migration is pending or failed (see checks).",
     headers: retryAfterHeader,
     requires: ["checks"],
-    example: { detail: "The service is not ready to serve requests", instance: "/health/ready" },
+    example: {
+      detail: "The service is not ready to serve requests",
+      instance: "/health/ready",
+      checks: { database: { status: "down", message: "the database is unreachable" } },
+    },
   },
 } as const satisfies Record<string, ProblemType>;
 

@@ -3,6 +3,7 @@ import { PinoLogger, Logger as PinoNestLogger } from "nestjs-pino";
 import { symbols } from "pino";
 import type { AppConfig } from "../config/config";
 import { loggerParams } from "./logger-params";
+import { QuietFrameworkLogger } from "./quiet-framework-logger";
 
 /**
  * Routes Nest's static Logger (used before the app exists, e.g. while the database is prepared)
@@ -12,7 +13,7 @@ import { loggerParams } from "./logger-params";
 export function useStructuredLogs(config: AppConfig): () => Promise<void> {
   const params = loggerParams(config);
   const pino = new PinoLogger(params);
-  Logger.overrideLogger(new PinoNestLogger(pino, params));
+  Logger.overrideLogger(new QuietFrameworkLogger(new PinoNestLogger(pino, params)));
   // The app's logger derives from the same root, hence the same stream.
   return () => written((pino.logger as unknown as Record<symbol, PendingStream>)[symbols.streamSym] ?? {});
 }

@@ -62,6 +62,26 @@ describe("request logs", () => {
     expect(line.match(/"requestId"/g)).toHaveLength(1);
   });
 
+  it("names the authorization server's routes by their template, and another spelling of one as unmatched", async () => {
+    const cases = [
+      ["get", "/oauth/.well-known/openid-configuration", "/oauth/.well-known/openid-configuration"],
+      ["get", "/oauth/jwks", "/oauth/jwks"],
+      ["post", "/oauth/token", "/oauth/token"],
+      ["get", "/oauth/auth/some-interaction", "/oauth/auth/:uid"],
+      ["get", "/oauth/session/end", "/oauth/session/end"],
+      ["get", "/oauth/interaction/some-interaction", "/oauth/interaction/:uid"],
+      ["get", "/oauth/JWKS", "unmatched"],
+    ] as const;
+    for (const [method, path, route] of cases) {
+      const id = `oauth-route-${cases.findIndex((c) => c[1] === path)}`;
+      await request(server)[method](path).set("X-Request-Id", id);
+      expect({ path, entries: capture.entriesFor(id) }).toEqual({
+        path,
+        entries: [expect.objectContaining({ route, path })],
+      });
+    }
+  });
+
   it("generates a UUID request id when none is sent, and returns it on errors too", async () => {
     const response = await request(server).get(EVENTS);
     expectProblem(response, 401, "unauthorized");

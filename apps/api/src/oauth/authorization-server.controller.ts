@@ -1,6 +1,7 @@
 import { All, Controller, Next, Req, Res, UseGuards } from "@nestjs/common";
 import { SkipThrottle } from "@nestjs/throttler";
 import type { NextFunction, Request, Response } from "express";
+import { type LabelledRequest, ROUTE_LABEL } from "../logging/route-template";
 import { AuthorizationServer, OAUTH_PREFIX } from "./authorization-server";
 import { OAuthEndpointLimitGuard } from "./limits/oauth-endpoint-limit.guard";
 import { ProviderPaths } from "./provider-paths";
@@ -24,7 +25,10 @@ export class AuthorizationServerController {
     const provider = await this.server.provider();
     this.paths ??= new ProviderPaths(provider);
     // Another spelling of a provider route goes on to the api's 404, as on every other route.
-    if (!this.paths.has(req.path.slice(OAUTH_PREFIX.length))) return next();
+    const template = this.paths.templateOf(req.path.slice(OAUTH_PREFIX.length));
+    if (template === undefined) return next();
+    // The route of the logs and metrics: the provider's template, not this catch-all's.
+    (req as LabelledRequest)[ROUTE_LABEL] = OAUTH_PREFIX + template;
     req.url = req.originalUrl.slice(OAUTH_PREFIX.length) || "/";
     // Asked per request: the provider is replaced when the stored keys change.
     await (await this.server.handler())(req, res);

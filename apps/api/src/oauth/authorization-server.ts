@@ -11,7 +11,7 @@ import {
   signingKidAt,
 } from "../signing-keys/oauth-keys.repository";
 import { UserRepository } from "../users/user.repository";
-import { errorPage, PAGE_CONTENT_SECURITY_POLICY } from "./interaction-pages";
+import { errorPage, PAGE_CONTENT_SECURITY_POLICY, signedOutPage, signOutPage } from "./interaction-pages";
 import { OAuthPayloadAdapter } from "./oauth-payload.adapter";
 import type { Configuration, Provider } from "./oidc-provider.types";
 
@@ -146,6 +146,12 @@ export async function createAuthorizationServer(
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      // The same minimal pages as the sign-in, instead of the defaults that load web fonts.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx, form) => sendPage(ctx, signOutPage(ctx.host, form)),
+        postLogoutSuccessSource: (ctx) => sendPage(ctx, signedOutPage()),
+      },
       revocation: {
         enabled: true,
         // RFC 7009 section 2.1: a client revokes only tokens issued to it. A public client asking
@@ -199,12 +205,7 @@ export async function createAuthorizationServer(
     },
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
     // The same minimal page as the login form, instead of the default one that loads web fonts.
-    renderError: (ctx, out) => {
-      ctx.type = "html";
-      // The api's default policy (default-src 'none') would block the page's inline style.
-      ctx.set("Content-Security-Policy", PAGE_CONTENT_SECURITY_POLICY);
-      ctx.body = errorPage(`${out.error}: ${out.error_description ?? ""}`);
-    },
+    renderError: (ctx, out) => sendPage(ctx, errorPage(`${out.error}: ${out.error_description ?? ""}`)),
   };
 
   const provider = new ProviderClass(builtIn.issuer, configuration);
@@ -239,6 +240,13 @@ interface SignOutContext {
   route?: string;
   params?: { logout?: unknown };
   session?: { destroyed?: boolean; authorizations?: Record<string, { grantId?: unknown }> };
+}
+
+/** A page of the provider's own; the api's default policy (default-src 'none') would block its inline style. */
+function sendPage(ctx: { type: string; body: unknown; set(name: string, value: string): void }, html: string): void {
+  ctx.type = "html";
+  ctx.set("Content-Security-Policy", PAGE_CONTENT_SECURITY_POLICY);
+  ctx.body = html;
 }
 
 function ttlOf(oauth: OAuthConfig): NonNullable<Configuration["ttl"]> {

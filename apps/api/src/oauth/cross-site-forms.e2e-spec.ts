@@ -6,7 +6,8 @@ import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oa
 /**
  * The sign-in and consent forms accept posts from the server's own pages only: a page elsewhere
  * that posts to them with the browser's cookies (SameSite=Lax lets a top-level POST through in
- * some browsers) is refused by its Origin or Sec-Fetch-Site header.
+ * some browsers) is refused by its Sec-Fetch-Site header, or by its Origin in a browser that sends
+ * no Sec-Fetch-Site. A real Chromium's posts: browser-sign-in.e2e-spec.ts.
  */
 describe("cross-site posts to the sign-in forms", () => {
   let e2e: OAuthE2eApp;
@@ -32,7 +33,8 @@ describe("cross-site posts to the sign-in forms", () => {
 
   it.each([
     ["Origin names another site", { origin: "https://evil.example" }],
-    ["Origin is null", { origin: "null" }],
+    ["Origin is null, without Sec-Fetch-Site (an older browser, from a sandboxed page)", { origin: "null" }],
+    ["Origin is null and Sec-Fetch-Site cross-site", { origin: "null", "sec-fetch-site": "cross-site" }],
     ["Sec-Fetch-Site is cross-site", { "sec-fetch-site": "cross-site" }],
     ["Sec-Fetch-Site is same-site (another origin of the site)", { "sec-fetch-site": "same-site" }],
   ])("refuses a sign-in whose %s", async (_case, headers) => {
@@ -61,14 +63,27 @@ describe("cross-site posts to the sign-in forms", () => {
     expect(await response.text()).toContain("posted from another site");
   });
 
-  it("accepts posts from its own pages (same origin) and from clients that send neither header", async () => {
+  it("accepts posts from its own pages (same origin, Origin null or not) and from clients that send neither header", async () => {
     const oidc = await loadOpenIdClient();
     const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
-    const variants: Record<string, string>[] = [{ origin: e2e.origin, "sec-fetch-site": "same-origin" }, {}];
+    const variants: Record<string, string>[] = [
+      { origin: e2e.origin, "sec-fetch-site": "same-origin" },
+      // What Chromium sends from a page whose Referrer-Policy is no-referrer.
+      { origin: "null", "sec-fetch-site": "same-origin" },
+      { origin: e2e.origin },
+      {},
+    ];
     for (const headers of variants) {
       const { url } = await authorizationRequest(oidc, client);
       const callback = await signInAndConsent(new OAuthBrowser(e2e.origin, headers), url, RUNNER, e2e.origin);
       expect(callback.searchParams.get("code")).toEqual(expect.any(String));
     }
+  });
+
+  it("serves its pages with a referrer policy under which a browser's own posts keep their Origin", async () => {
+    const { browser, url } = await atSignIn({});
+    const page = await browser.fetch(new URL(url));
+    const signIn = await browser.follow(page, url.toString());
+    expect(signIn.page?.headers.get("referrer-policy")).toBe("same-origin");
   });
 });

@@ -13,6 +13,9 @@ export const FORM_LIMIT_BYTES = 8 * 1024;
 const PAGE_HEADERS = {
   "Cache-Control": "no-store",
   "Content-Security-Policy": PAGE_CONTENT_SECURITY_POLICY,
+  // Instead of helmet's no-referrer, under which a browser's own-origin post says `Origin: null`:
+  // a browser without Sec-Fetch-Site then still names this origin, and no other site learns a URL.
+  "Referrer-Policy": "same-origin",
 };
 
 const parseForm = urlencoded({ extended: false, limit: FORM_LIMIT_BYTES });
@@ -25,10 +28,13 @@ const OWN_SITE = new Set(["same-origin", "none"]);
 /**
  * Runs before the sign-in pages: they are never cached, load nothing from elsewhere, show their
  * problems as a page (ProblemFilter) and get their form bodies parsed, since the api has no global
- * body parser. Their forms take posts from their own origin only: a browser says where a post comes
- * from (Sec-Fetch-Site, Origin), and a page of another site posting with the user's cookies (which
- * SameSite=Lax alone does not always keep out) is refused. A client sending neither header is not a
- * browser carrying someone's cookies; the provider's cookies still bind the post to the interaction.
+ * body parser. Their forms take posts from their own origin only, and a page of another site (or of
+ * another origin of this site) posting with the user's cookies, which SameSite=Lax lets through from
+ * the same site, is refused. A browser says where a post comes from in Sec-Fetch-Site, which a page
+ * cannot forge; `Origin: null` beside it is what a page under a no-referrer policy sends, not a sign
+ * of another site. Browsers without Sec-Fetch-Site are judged by Origin alone. A client sending
+ * neither header is not a browser carrying someone's cookies; the provider's cookies still bind the
+ * post to the interaction.
  */
 @Injectable()
 export class InteractionPagesMiddleware implements NestMiddleware {
@@ -53,8 +59,9 @@ export class InteractionPagesMiddleware implements NestMiddleware {
 
   private fromOwnPage(request: Request): boolean {
     const site = request.headers["sec-fetch-site"];
-    if (site !== undefined && !OWN_SITE.has(site)) return false;
     const origin = request.headers.origin;
+    if (site !== undefined)
+      return OWN_SITE.has(site) && (origin === undefined || origin === "null" || origin === this.origin);
     return origin === undefined || origin === this.origin;
   }
 }

@@ -59,6 +59,21 @@ export function errorPage(message: string): string {
   return page("Cannot continue", `<p class="error">${html(message)}</p><p>Start again from the application.</p>`);
 }
 
+/** The provider's sign-out question; `form` is its own (hidden xsrf field), which the buttons submit. */
+export function signOutPage(host: string, form: string): string {
+  return page(
+    "Sign out?",
+    `<p>Sign out from <strong>${html(host)}</strong>? The applications you allowed lose their access.</p>
+${form}
+<button type="submit" form="op.logoutForm" value="yes" name="logout" autofocus>Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button>`,
+  );
+}
+
+export function signedOutPage(): string {
+  return page("Signed out", "<p>Your sign-out was successful.</p>");
+}
+
 /** Where the demo clients are sent back to: shows the code, for the curl walk-through. */
 export function callbackPage(params: URLSearchParams): string {
   const rows = [...params].map(([name, value]) => `<dt>${html(name)}</dt><dd><code>${html(value)}</code></dd>`);

@@ -27,9 +27,11 @@ const ROUTE_NAMES = [
 /** A second path of the discovery route, which pathFor cannot name (it gives the first). */
 const UNNAMED_PATHS = ["/.well-known/openid-configuration"];
 
-/** Stands for a route parameter while the templates are read; pathFor percent-encodes it. */
-const PARAMETER = "\u0000";
-const PARAMETER_SEGMENT = encodeURIComponent(PARAMETER);
+/** Stand for the route parameters while the templates are read; pathFor percent-encodes them. */
+const PARAMETERS = { uid: "\u0000", clientId: "\u0001" };
+const PARAMETER_SEGMENTS = new Map(
+  Object.entries(PARAMETERS).map(([name, value]) => [encodeURIComponent(value), name]),
+);
 
 /**
  * The exact spellings of the provider's routes, relative to its mount path. oidc-provider matches
@@ -43,9 +45,7 @@ export class ProviderPaths {
     const paths = new Set(UNNAMED_PATHS);
     for (const name of ROUTE_NAMES) {
       try {
-        paths.add(
-          provider.pathFor(name, { mountPath: "", uid: PARAMETER, clientId: PARAMETER } as { mountPath: string }),
-        );
+        paths.add(provider.pathFor(name, { mountPath: "", ...PARAMETERS } as { mountPath: string }));
       } catch {
         // Not registered: the feature is off.
       }
@@ -53,13 +53,19 @@ export class ProviderPaths {
     this.templates = [...paths].map((path) => path.split("/"));
   }
 
-  /** Whether `path` (without the mount path and the query) is one route's own spelling. */
-  has(path: string): boolean {
+  /**
+   * The template (`/auth/:uid`) of the route whose own spelling `path` (without the mount path and
+   * the query) is, for the logs and metrics; undefined for any other path.
+   */
+  templateOf(path: string): string | undefined {
     const segments = path.split("/");
-    return this.templates.some(
-      (template) =>
-        template.length === segments.length &&
-        template.every((part, i) => (part === PARAMETER_SEGMENT ? segments[i] !== "" : part === segments[i])),
+    const template = this.templates.find(
+      (parts) =>
+        parts.length === segments.length &&
+        parts.every((part, i) => (PARAMETER_SEGMENTS.has(part) ? segments[i] !== "" : part === segments[i])),
     );
+    return template
+      ?.map((part) => (PARAMETER_SEGMENTS.has(part) ? `:${PARAMETER_SEGMENTS.get(part)}` : part))
+      .join("/");
   }
 }

@@ -107,6 +107,13 @@ const PROBLEMS_OF_NO_OPERATION: ProblemName[] = ["NotFound", "MethodNotAllowed"]
 
 const LIST_PREFIX = "/v1/me/community/team";
 
+/**
+ * How a client tells the two shapes of a list's 200 apart; the wire has no discriminator property
+ * (contract sections 5 and 9), but each shape requires a member that the other forbids.
+ */
+const PAGINATION_SHAPES =
+  'The request decides the shape (`cursor` given: cursor mode), and the body tells it too: `meta.pagination` of a page has `current_page` and `total_pages`, that of a cursor page `next_cursor` (null on the last page); each shape requires its own members and allows no other (additionalProperties false), so exactly one schema of the oneOf matches. A generated client narrows with `"next_cursor" in body.meta.pagination` (cursor) or `"current_page" in body.meta.pagination` (page).';
+
 /** The query parameters of a list's filters, from its declaration. */
 function filterParameters(spec: AnyTeamList): Json[] {
   const { from, to } = spec.filters.window;
@@ -138,7 +145,7 @@ function listOperations(spec: AnyTeamList): Json {
     "200": {
       description:
         method === "get"
-          ? `A page of the team's ${what}, ${spec.order}: in page mode a ${spec.schema}List (a page past the end is an empty page with the real total_pages), in cursor mode a ${spec.schema}CursorList.`
+          ? `A page of the team's ${what}, ${spec.order}: in page mode a ${spec.schema}List (a page past the end is an empty page with the real total_pages), in cursor mode a ${spec.schema}CursorList. ${PAGINATION_SHAPES}`
           : "The headers of the page that GET would answer with, no body.",
       headers: Object.fromEntries(LIST_HEADERS.map((h) => [h, ref("headers", h)])),
       ...(method === "get"
@@ -175,6 +182,7 @@ function listOperations(spec: AnyTeamList): Json {
     head: {
       operationId: `head${title}`,
       summary: `Headers of a page of ${what}`,
+      description: `The status and headers (ETag, Link, X-Total-Count, RateLimit) that GET with the same query would answer with, without the body: a cheap check of whether the ${what} changed, or of their count.`,
       ...common,
       responses: responses("head"),
     },
@@ -219,6 +227,8 @@ function changesOperations(spec: AnyTeamList): Json {
     head: {
       operationId: `head${title}Changes`,
       summary: `Headers of the changes of ${what}`,
+      description:
+        "The status and headers that GET with the same query would answer with, without the body (an expired `since` is a 410 here too).",
       ...common,
       responses: responses("head"),
     },
@@ -250,6 +260,8 @@ function operationsPaths(): Json {
       get: {
         operationId: "healthReady",
         summary: "Readiness: the database answers and every migration is applied",
+        description:
+          "Route traffic to this replica only while it answers 200. A 503 problem names each failed check in `checks` (the database unreachable, a migration pending or failed, the server shutting down); a saturated pool, a replica read from the primary or an unreachable Redis are reported in `details` without failing. One check's result answers for READINESS_CACHE_MS.",
         tags: ["operations"],
         security: [],
         responses: {
@@ -290,6 +302,7 @@ export function buildOpenApiDocument(): Json {
         "Paginated lists of the events and guides of your community team. Errors are RFC 9457 problems " +
         "(application/problem+json); the contract is docs/api.md. " +
         `Demo token: \`${DEMO_TOKENS.runners.token}\` (Authorize, bearer).`,
+      contact: { name: "Community team maintainers", url: "https://community-team.dev" },
       license: { name: "Apache-2.0", identifier: "Apache-2.0" },
     },
     servers: [{ url: "/", description: "The server that serves this document" }],

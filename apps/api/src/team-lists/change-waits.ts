@@ -207,10 +207,18 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
     for (const release of [...this.releases]) release();
   }
 
+  /** Whether the last state logged was polling: listening again is then news, at info. */
+  private polling = false;
+
   private logState(state: ChangeNoticesState, reason: string, hint: string): void {
     if (state === "listening") {
-      this.logger.log("list changes are told by LISTEN/NOTIFY: held changes requests wake at each commit");
+      // At a start it is the expected state, and a start logs one line of what it runs with.
+      const message = "list changes are told by LISTEN/NOTIFY: held changes requests wake at each commit";
+      if (this.polling) this.logger.log(message);
+      else this.logger.debug(message);
+      this.polling = false;
     } else {
+      this.polling = true;
       this.logger.warn(
         `list changes are not told by LISTEN/NOTIFY (${reason}): held changes requests poll their lists' versions every second${hint}`,
       );

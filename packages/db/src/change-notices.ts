@@ -19,9 +19,17 @@ export interface TeamListKey {
  */
 export type ChangeNoticesState = "listening" | "polling";
 
+/** How long after a probe notice that did not come back LISTEN is tried again. */
+const PROBE_NOT_HEARD_RETRY_MS = 600_000;
+
 export interface ChangeNoticesOptions {
   /** Where the LISTEN connection goes: the primary, directly (a transaction pooler cannot hold a LISTEN). */
   url: string;
+  /**
+   * false: never LISTEN, poll from the start (the embedded database, which does not carry notices
+   * between connections and serves four connections in all).
+   */
+  listen?: boolean;
   /** Where the lists' versions are read while polling. */
   versions: Queryable;
   /** While polling, how often the watched lists' versions are read (ms, default 1000). */
@@ -134,6 +142,10 @@ export class ChangeNotices {
 
   /** Connects in the background; polling serves watches meanwhile. */
   start(): void {
+    if (this.options.listen === false) {
+      this.report("polling", "the database does not carry notices between connections (the embedded database)");
+      return;
+    }
     void this.connect();
   }
 
@@ -206,8 +218,16 @@ export class ChangeNotices {
       await client.query("UNLISTEN *").catch(() => undefined);
       await client.end().catch(() => undefined);
       this.report("polling", (error as Error).message);
-      // A server that took the LISTEN but did not carry the probe is not worth asking again soon.
-      if (error instanceof ProbeNotHeardError) this.retryMs = this.options.maxRetryMs ?? 30_000;
+      // A server that took the LISTEN but did not carry the probe (the embedded PGlite, a transaction
+      // pooler) is asked again only every ten minutes: each try holds two more of its connections,
+      // and the embedded database serves four in all.
+      if (error instanceof ProbeNotHeardError) {
+        if (this.stopped) return;
+        this.retryMs = PROBE_NOT_HEARD_RETRY_MS;
+        this.retryTimer = setTimeout(() => void this.connect(), PROBE_NOT_HEARD_RETRY_MS);
+        this.retryTimer.unref();
+        return;
+      }
       this.retry();
       return;
     }

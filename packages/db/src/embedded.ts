@@ -36,9 +36,12 @@ export async function startEmbeddedPostgres(options: {
   }
   const conn = server.getServerConn();
   const port = Number(conn.slice(conn.lastIndexOf(":") + 1));
+  const url = `postgresql://postgres:postgres@${host}:${port}/postgres?sslmode=disable`;
+  SERVED.add(url);
   return {
-    url: `postgresql://postgres:postgres@${host}:${port}/postgres?sslmode=disable`,
+    url,
     async stop() {
+      SERVED.delete(url);
       try {
         await server.stop();
         await db?.close();
@@ -47,4 +50,16 @@ export async function startEmbeddedPostgres(options: {
       }
     },
   };
+}
+
+/** The URLs of the embedded databases this process serves now. */
+const SERVED = new Set<string>();
+
+/**
+ * Whether `url` names an embedded database that this process serves (startEmbeddedPostgres): one
+ * PGlite session behind a socket of at most four connections, which does not carry NOTIFY from
+ * one connection to another.
+ */
+export function isEmbeddedDatabaseUrl(url: string): boolean {
+  return SERVED.has(url);
 }

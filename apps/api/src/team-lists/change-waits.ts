@@ -1,4 +1,11 @@
-import { ChangeNotices, type ChangeNoticesState, type Database, type ListWatch, type TeamListKey } from "@community/db";
+import {
+  ChangeNotices,
+  type ChangeNoticesState,
+  type Database,
+  isEmbeddedDatabaseUrl,
+  type ListWatch,
+  type TeamListKey,
+} from "@community/db";
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from "@nestjs/common";
 import { Counter, Gauge } from "prom-client";
 import { APP_CONFIG, type AppConfig } from "../config/config";
@@ -72,6 +79,7 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
         : " (when DATABASE_URL names a transaction pooler, set DATABASE_LISTEN_URL to a direct connection to the primary)";
     this.notices = new ChangeNotices({
       url: url ?? "",
+      listen: url !== undefined && !isEmbeddedDatabaseUrl(url),
       versions: database.pool,
       onNotice: () => notices.inc(),
       onState: (state, reason) => this.logState(state, reason, hint),

@@ -99,14 +99,13 @@ export class PreparedStatements {
   private async run(client: Client, query: ClientQuery, config: QueryConfig, values: unknown[]): Promise<QueryResult> {
     const name = this.nameOf(config.text);
     const named = { ...config, name, values };
-    this.touch(client, name);
+    this.touch(client, query, name);
     try {
       return (await query.call(client, named)) as QueryResult;
     } catch (error) {
       const code = String((error as { code?: unknown }).code);
       if (code === CACHED_PLAN_STALE) {
-        forget(client, name);
-        await query.call(client, `DEALLOCATE ${name}`);
+        await deallocate(client, query, name);
         return (await query.call(client, named)) as QueryResult;
       }
       if (!STATEMENT_NOT_HELD.has(code)) throw error;
@@ -119,7 +118,7 @@ export class PreparedStatements {
   }
 
   /** Marks `name` as the connection's most recently used, deallocating the least recently used past the bound. */
-  private touch(client: Client, name: string): void {
+  private touch(client: Client, query: ClientQuery, name: string): void {
     const held = heldBy(client);
     if (held.delete(name)) {
       held.add(name);
@@ -128,9 +127,8 @@ export class PreparedStatements {
     if (held.size >= this.perConnection) {
       const oldest = held.values().next().value as string;
       held.delete(oldest);
-      forget(client, oldest);
       // Queued ahead of the new statement on the same connection; a failure costs nothing.
-      (client.query(`DEALLOCATE ${oldest}`) as Promise<unknown>).catch(() => undefined);
+      deallocate(client, query, oldest).catch(() => undefined);
     }
     held.add(name);
   }
@@ -169,9 +167,13 @@ function heldBy(client: Client): Set<string> {
   return held;
 }
 
-/** Tells pg the connection no longer holds `name`, so that the next use parses it again. */
-function forget(client: Client, name: string): void {
+/**
+ * Drops `name` from the connection: pg is told it no longer holds it (so that its next use parses
+ * it again) and the server is sent `DEALLOCATE`, queued behind what the connection already runs.
+ */
+function deallocate(client: Client, query: ClientQuery, name: string): Promise<unknown> {
   const connection = (client as unknown as { connection: ParsedStatements }).connection;
   delete connection.parsedStatements[name];
   delete connection.submittedNamedStatements[name];
+  return query.call(client, `DEALLOCATE ${name}`) as Promise<unknown>;
 }

@@ -79,12 +79,13 @@ export function postNotice(url: URL, request: NoticeRequest, options: PostNotice
     });
     exchange.on("error", (error) => finish(failure(error)));
     exchange.on("response", (response) => {
-      answered = {
+      const outcome: PostOutcome = {
         kind: "answered",
         status: response.statusCode ?? 0,
         retryAfterSeconds: parseRetryAfter(response.headers["retry-after"]),
       };
-      const done = () => finish(answered as PostOutcome);
+      answered = outcome;
+      const done = () => finish(outcome);
       let read = 0;
       response.on("data", (chunk: Buffer) => {
         read += chunk.length;

@@ -19,6 +19,7 @@ import { DocsModule } from "./openapi/docs.module";
 import { RateLimitModule } from "./rate-limit/rate-limit.module";
 import { RequestPassMiddleware } from "./request-pass.middleware";
 import { SecurityModule } from "./security/security.module";
+import { WebhooksModule } from "./webhooks/webhooks.module";
 
 @Module({})
 export class AppModule implements NestModule {
@@ -43,6 +44,7 @@ export class AppModule implements NestModule {
         HealthModule,
         EventsModule,
         GuidesModule,
+        WebhooksModule,
         DocsModule,
         ...(config.oauth.builtIn === undefined ? [] : [OAuthModule]),
         // Last: its route takes every path that the routes before it left.

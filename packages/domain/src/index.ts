@@ -6,4 +6,5 @@ export * from "./list-tag";
 export * from "./pagination";
 export * from "./scopes";
 export * from "./timestamp";
+export * from "./webhook-schemas";
 export * from "./wire-schemas";

@@ -3,7 +3,7 @@ import { type ExecutionContext, Injectable } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
 import { AuthGuard } from "@nestjs/passport";
 import type { Request } from "express";
-import { isPublic } from "../common/public.decorator";
+import { isPublic, requiredScope } from "../common/public.decorator";
 import { InsufficientScopeException, InvalidTokenException, MissingCredentialsException } from "./auth.problems";
 import type { Member } from "./member";
 
@@ -18,8 +18,8 @@ interface BearerCredentials {
  * Authenticates through passport (`passport.authenticate("bearer")`, run by @nestjs/passport's
  * AuthGuard) with the bearer strategy (BearerStrategy, passport-http-bearer's parser) and turns
  * every failure into the contract's 401 (RFC 6750): a plain challenge when no bearer token was
- * sent, `error="invalid_token"` when one was sent and is not valid. A valid JWT without the read
- * scope is a 403 insufficient_scope (every route behind this guard only reads). Database failures
+ * sent, `error="invalid_token"` when one was sent and is not valid. A valid JWT without the scope
+ * of the route (the read scope, or what @RequiredScope() names) is a 403 insufficient_scope. Database failures
  * pass through (they become 503).
  *
  * Passport is shown the request's headers alone (getRequest), for two reasons. The contract takes
@@ -58,9 +58,8 @@ export class BearerAuthGuard extends AuthGuard("bearer") {
         ? new InvalidTokenException()
         : new MissingCredentialsException();
     }
-    if (member.scopes !== null && !member.scopes.has(READ_SCOPE)) {
-      throw new InsufficientScopeException(READ_SCOPE);
-    }
+    const scope = requiredScope(this.reflector, context) ?? READ_SCOPE;
+    if (member.scopes !== null && !member.scopes.has(scope)) throw new InsufficientScopeException(scope);
     request.member = member;
     return member as TUser;
   }

@@ -32,7 +32,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, "bearer") {
       const grantHash = verified.grantId === undefined ? undefined : hashToken(verified.grantId);
       const user = await this.users.findMember(verified.userId, grantHash, new Date());
       if (user === null) return false;
-      return { userId: user.id, teamId: user.teamId, clientId: verified.clientId, scopes: verified.scopes };
+      return { userId: user.id, teamId: user.teamId, clientId: verified.clientId, scopes: verified.scopes, grantHash };
     }
     return (await this.tokens.findMemberByTokenHash(hashToken(token), new Date())) ?? false;
   }

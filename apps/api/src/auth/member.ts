@@ -9,4 +9,6 @@ export interface Member extends CallerTeam {
    * predates scopes and keeps full read access.
    */
   scopes: ReadonlySet<string> | null;
+  /** SHA-256 of the built-in authorization server's grant behind a JWT it issued; else undefined. */
+  grantHash?: string;
 }

@@ -13,3 +13,16 @@ export const Public = (): MethodDecorator => SetMetadata(PUBLIC, true);
 export function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
   return reflector.get<boolean | undefined>(PUBLIC, context.getHandler()) === true;
 }
+
+const REQUIRED_SCOPE = "community:required-scope";
+
+/**
+ * The scope a JWT access token must carry for a controller's (or a handler's) routes, when it is
+ * not the read scope that the bearer guard requires by default (the webhooks' routes).
+ */
+export const RequiredScope = (scope: string): ClassDecorator & MethodDecorator => SetMetadata(REQUIRED_SCOPE, scope);
+
+/** The scope that @RequiredScope() names for the handler of `context` or its controller, if any. */
+export function requiredScope(reflector: Reflector, context: ExecutionContext): string | undefined {
+  return reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, [context.getHandler(), context.getClass()]);
+}

@@ -101,6 +101,16 @@ describe(loadConfig.name, () => {
       SYNC_RETENTION_DAYS: "14",
       CHANGE_LOG_SWEEP_INTERVAL_SECONDS: "0",
       CHANGES_WAIT_MAX_PER_TOKEN: "2",
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1, Receiver.Internal",
+      WEBHOOK_RETRY_SCHEDULE: "1s,1m,1h",
+      WEBHOOK_DELIVERY: "false",
+      WEBHOOK_DELIVERY_CONCURRENCY: "3",
+      WEBHOOK_TIMEOUT_MS: "5000",
+      WEBHOOK_PING_TIMEOUT_MS: "4000",
+      WEBHOOK_SUBSCRIPTIONS_MAX: "20",
+      WEBHOOK_LOG_RETENTION_DAYS: "7",
+      WEBHOOK_SWEEP_INTERVAL_SECONDS: "10",
+      WEBHOOK_STALE_LOCK_SECONDS: "30",
     });
     expect(config).toEqual({
       port: 8080,
@@ -152,7 +162,27 @@ describe(loadConfig.name, () => {
         sweepIntervalSeconds: 0,
         waitMaxPerToken: 2,
       },
+      webhooks: {
+        allowedHosts: new Set(["127.0.0.1", "receiver.internal"]),
+        retrySchedule: [1, 60, 3_600],
+        delivery: false,
+        concurrency: 3,
+        timeoutMs: 5_000,
+        pingTimeoutMs: 4_000,
+        subscriptionsMax: 20,
+        logRetentionSeconds: 7 * 86_400,
+        sweepIntervalSeconds: 10,
+        staleLockSeconds: 30,
+      },
     });
+  });
+
+  it("refuses a webhook stale-lock time no longer than an attempt, and a bad schedule or host, naming the variable", () => {
+    expect(() => loadConfig({ WEBHOOK_STALE_LOCK_SECONDS: "10", WEBHOOK_TIMEOUT_MS: "15000" })).toThrow(
+      /WEBHOOK_STALE_LOCK_SECONDS \(10\) must be longer than WEBHOOK_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: "5 minutes" })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ WEBHOOK_ALLOWED_HOSTS: "*.example.com" })).toThrow(/WEBHOOK_ALLOWED_HOSTS/);
   });
 
   it("signs cursors with a secret made at start unless CURSOR_SECRET is set, which production requires", () => {

@@ -3,6 +3,8 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { parseAllowedHosts } from "../webhooks/outbound/webhook-url";
+import { parseRetrySchedule } from "../webhooks/retry-schedule";
 
 /** The workspace root (apps/api/src or apps/api/dist, three levels up). */
 export const WORKSPACE_ROOT = path.resolve(__dirname, "../../../..");
@@ -428,8 +430,61 @@ export const EnvSchema = z.object({
   SYNC_RETENTION_DAYS: integer("SYNC_RETENTION_DAYS", 7, 3_650, 7),
   CHANGE_LOG_SWEEP_INTERVAL_SECONDS: integer("CHANGE_LOG_SWEEP_INTERVAL_SECONDS", 0, 86_400, 3_600),
   CHANGES_WAIT_MAX_PER_TOKEN: integer("CHANGES_WAIT_MAX_PER_TOKEN", 0, 10_000, 4),
+  WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parseAllowedHosts(raw);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parseRetrySchedule(raw);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  WEBHOOK_DELIVERY: boolean("WEBHOOK_DELIVERY", true),
+  WEBHOOK_DELIVERY_CONCURRENCY: integer("WEBHOOK_DELIVERY_CONCURRENCY", 1, 100, 8),
+  WEBHOOK_TIMEOUT_MS: integer("WEBHOOK_TIMEOUT_MS", 100, 15_000, 15_000),
+  WEBHOOK_PING_TIMEOUT_MS: integer("WEBHOOK_PING_TIMEOUT_MS", 100, 10_000, 10_000),
+  WEBHOOK_SUBSCRIPTIONS_MAX: integer("WEBHOOK_SUBSCRIPTIONS_MAX", 1, 1_000, 10),
+  WEBHOOK_LOG_RETENTION_DAYS: integer("WEBHOOK_LOG_RETENTION_DAYS", 1, 3_650, 30),
+  WEBHOOK_SWEEP_INTERVAL_SECONDS: integer("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1, 3_600, 30),
+  WEBHOOK_STALE_LOCK_SECONDS: integer("WEBHOOK_STALE_LOCK_SECONDS", 2, 3_600, 60),
   ...TracingEnvSchema.shape,
 });
+
+export interface WebhooksConfig {
+  /** Hosts notices may go to over http and whatever their addresses (WEBHOOK_ALLOWED_HOSTS). */
+  allowedHosts: ReadonlySet<string>;
+  /** Seconds before each retry of a notice not answered 2xx; its end disables the subscription. */
+  retrySchedule: readonly number[];
+  /** Whether this replica runs the delivery worker (every replica may; a job is sent by one). */
+  delivery: boolean;
+  /** Notices this replica sends at once (each receiver's one at a time). */
+  concurrency: number;
+  /** Longest wait for a receiver's answer to a notice (connect, headers and body). */
+  timeoutMs: number;
+  /** Longest wait for the answer to the ping that creating a subscription sends. */
+  pingTimeoutMs: number;
+  /** Subscriptions per user and client. */
+  subscriptionsMax: number;
+  /** How long finished deliveries stay in the log. */
+  logRetentionSeconds: number;
+  /** How often every replica sweeps the queue (stale locks, notices without a job, the log). */
+  sweepIntervalSeconds: number;
+  /** A notice's job locked longer than this belongs to a worker that died; it is given back. */
+  staleLockSeconds: number;
+}
 
 export interface AppConfig {
   port: number;
@@ -509,6 +564,8 @@ export interface AppConfig {
   tracing: TracingConfig | undefined;
   /** Cursor walks and the change feed (contract section 9). */
   sync: SyncConfig;
+  /** Webhooks (contract 10.2): where notices may go, how they are retried, who sends them. */
+  webhooks: WebhooksConfig;
 }
 
 export interface SyncConfig {
@@ -641,6 +698,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       "DATABASE_LISTEN_URL needs DATABASE_URL: it names a direct connection to that database's primary",
     ]);
   }
+  if (e.WEBHOOK_STALE_LOCK_SECONDS * 1000 <= e.WEBHOOK_TIMEOUT_MS) {
+    throw new ConfigError([
+      `WEBHOOK_STALE_LOCK_SECONDS (${e.WEBHOOK_STALE_LOCK_SECONDS}) must be longer than WEBHOOK_TIMEOUT_MS (${e.WEBHOOK_TIMEOUT_MS} ms): a notice's job locked that long would be given back while its attempt still runs`,
+    ]);
+  }
   if (e.HTTP_HEADERS_TIMEOUT_MS <= e.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
     throw new ConfigError([
       `HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS (${e.HTTP_KEEP_ALIVE_TIMEOUT_MS}), or a reused connection can be cut while its next request's headers arrive`,
@@ -748,6 +810,18 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       retentionSeconds: e.SYNC_RETENTION_DAYS * 86_400,
       sweepIntervalSeconds: e.CHANGE_LOG_SWEEP_INTERVAL_SECONDS,
       waitMaxPerToken: e.CHANGES_WAIT_MAX_PER_TOKEN,
+    },
+    webhooks: {
+      allowedHosts: e.WEBHOOK_ALLOWED_HOSTS,
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      delivery: e.WEBHOOK_DELIVERY,
+      concurrency: e.WEBHOOK_DELIVERY_CONCURRENCY,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      pingTimeoutMs: e.WEBHOOK_PING_TIMEOUT_MS,
+      subscriptionsMax: e.WEBHOOK_SUBSCRIPTIONS_MAX,
+      logRetentionSeconds: e.WEBHOOK_LOG_RETENTION_DAYS * 86_400,
+      sweepIntervalSeconds: e.WEBHOOK_SWEEP_INTERVAL_SECONDS,
+      staleLockSeconds: e.WEBHOOK_STALE_LOCK_SECONDS,
     },
   };
 }

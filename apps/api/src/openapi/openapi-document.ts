@@ -1,8 +1,9 @@
 import { type AnyTeamList, TEAM_LISTS } from "@community/db/lists";
-import { CHANGES_WAIT, PAGINATION, READ_SCOPE, wireJsonSchemas } from "@community/domain";
+import { CHANGES_WAIT, PAGINATION, READ_SCOPE, WEBHOOKS_SCOPE, wireJsonSchemas } from "@community/domain";
 import { DEMO_TOKENS } from "@community/fixtures";
 import type { ProblemName } from "./problem-catalogue";
 import { problemComponents, problemRefs } from "./problem-responses";
+import { webhookNotices, webhookPaths } from "./webhook-paths";
 
 type Json = Record<string, unknown>;
 
@@ -308,6 +309,7 @@ export function buildOpenApiDocument(): Json {
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
       ...TEAM_LISTS.map((spec) => ({ name: spec.list, description: `The team's ${spec.list}` })),
+      { name: "webhooks", description: "Signed notices that a list changed (Standard Webhooks)" },
       { name: "operations", description: "Health probes for the platform" },
     ],
     paths: {
@@ -317,8 +319,10 @@ export function buildOpenApiDocument(): Json {
           [`${LIST_PREFIX}/${spec.list}/changes`, changesOperations(spec)],
         ]),
       ),
+      ...webhookPaths(),
       ...operationsPaths(),
     },
+    webhooks: webhookNotices(),
     components: {
       schemas: wireJsonSchemas(),
       parameters: {
@@ -369,6 +373,13 @@ export function buildOpenApiDocument(): Json {
         "SyncExpired",
         "BadRequest",
         "NotReady",
+        "InvalidBody",
+        "UnsupportedMediaType",
+        "WebhookNotFound",
+        "WebhookUnreachable",
+        "WebhookLimit",
+        "WebhookInactive",
+        "WebhooksUnavailable",
       ]),
       securitySchemes: {
         bearer: {
@@ -384,7 +395,10 @@ export function buildOpenApiDocument(): Json {
               authorizationUrl: "/oauth/auth",
               tokenUrl: "/oauth/token",
               refreshUrl: "/oauth/token",
-              scopes: { [READ_SCOPE]: "Read the events and guides of your community team" },
+              scopes: {
+                [READ_SCOPE]: "Read the events and guides of your community team",
+                [WEBHOOKS_SCOPE]: "Subscribe to, list and manage webhooks of your community team's lists",
+              },
             },
           },
         },

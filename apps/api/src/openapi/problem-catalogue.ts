@@ -6,6 +6,7 @@ import { OAUTH_PROBLEMS } from "../oauth/oauth.problems";
 import { RATE_LIMIT_PROBLEMS } from "../rate-limit/rate-limit.problems";
 import { SECURITY_PROBLEMS } from "../security/security.problems";
 import { TEAM_LIST_PROBLEMS } from "../team-lists/team-lists.problems";
+import { WEBHOOK_PROBLEMS } from "../webhooks/webhooks.problems";
 
 /**
  * Every problem type the api answers with (contract section 7), gathered from where each is
@@ -20,6 +21,7 @@ export const PROBLEM_CATALOGUE = {
   ...RATE_LIMIT_PROBLEMS,
   ...SECURITY_PROBLEMS,
   ...TEAM_LIST_PROBLEMS,
+  ...WEBHOOK_PROBLEMS,
 };
 
 export type ProblemName = keyof typeof PROBLEM_CATALOGUE;

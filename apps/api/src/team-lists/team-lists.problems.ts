@@ -14,9 +14,12 @@ export const TEAM_LIST_PROBLEMS = {
     type: "method-not-allowed",
     status: 405,
     title: "Method not allowed",
-    docs: "Any method other than GET and HEAD on a list path or a list's changes path.",
+    docs: "A method the path does not answer: any other than GET and HEAD on a list path or a list's changes path; on a webhooks path, any other than those it documents.",
     headers: {
-      Allow: { description: "The methods the resource answers.", schema: { type: "string", const: ALLOWED_METHODS } },
+      Allow: {
+        description: "The methods the resource answers (GET, HEAD on the lists).",
+        schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$", examples: [ALLOWED_METHODS, "GET, HEAD, POST"] },
+      },
     },
     example: { detail: "POST is not allowed here; use GET or HEAD" },
   },

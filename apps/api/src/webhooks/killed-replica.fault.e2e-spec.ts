@@ -1,0 +1,112 @@
+import { spawn } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { createDatabase } from "@community/db";
+import { createTestDatabase, type TestDatabase } from "@community/db/testing";
+import { loadFixture } from "@community/fixtures";
+import { ApiProcess, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import request from "supertest";
+import { type E2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { TestReceiver } from "./testing/receiver";
+
+/**
+ * Nothing is lost to a crash (contract 10.2): a replica killed (SIGKILL) while a notice is in
+ * flight and another is waiting leaves both to another replica, which sends them with the same
+ * webhook-ids once the dead replica's lock is given back (WEBHOOK_STALE_LOCK_SECONDS).
+ */
+const WEBHOOKS = "/v1/me/community/team/webhooks";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ENV = {
+  WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+  WEBHOOK_TIMEOUT_MS: "3000",
+  WEBHOOK_STALE_LOCK_SECONDS: "4",
+  WEBHOOK_SWEEP_INTERVAL_SECONDS: "1",
+  RATE_LIMIT_MAX: "0",
+};
+
+async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(25);
+  }
+}
+
+function psql(url: string, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("psql", [url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql], { stdio: "ignore" });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`psql exited ${code}`))));
+  });
+}
+
+describe("webhooks when a replica is killed", () => {
+  let testDb: TestDatabase;
+  let first: ApiProcess | undefined;
+  let second: E2eApp | undefined;
+  let receiver: TestReceiver;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase("webhooks_kill");
+    const database = createDatabase({ url: testDb.url, poolMax: 2 });
+    try {
+      await loadFixture(database.prisma, contractFixture());
+    } finally {
+      await database.close();
+    }
+    receiver = await TestReceiver.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    first?.kill("SIGKILL");
+    await first?.exited;
+    await second?.close();
+    await receiver?.close();
+    await testDb?.drop();
+  });
+
+  it("delivers the notices of a replica killed mid-delivery from another replica, with the same ids", async () => {
+    first = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...ENV });
+    const base = `http://127.0.0.1:${await first.listening()}`;
+    const created = await request(base)
+      .post(WEBHOOKS)
+      .set("Authorization", `Bearer ${TOKENS.runner}`)
+      .send({ url: receiver.url(), lists: ["events", "guides"] });
+    expect(created.status).toBe(201);
+
+    // The events notice hangs at the receiver (in flight on the first replica) ...
+    receiver.answers.push("hang");
+    await psql(
+      testDb.url,
+      `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
+         price_in_cents, currency)
+       VALUES ('ev_killed', '${RUNNERS}', 'acc_jane', 'ev_killed', 'ev_killed', 60, '2026-03-05T18:30:00Z', false, 0, 'USD')`,
+    );
+    await until(() => receiver.ofType("events.changed").length === 1, "the events notice is in flight");
+    // ... and a guides notice is due, not yet sent, when the replica dies.
+    await psql(
+      testDb.url,
+      `INSERT INTO guides (id, team_id, account_id, slug, name, price_in_cents, currency)
+       VALUES ('gd_killed', '${RUNNERS}', 'acc_jane', 'gd_killed', 'gd_killed', 0, 'USD')`,
+    );
+    first.kill("SIGKILL");
+    await first.exited;
+    const inFlightId = receiver.ofType("events.changed")[0]?.headers["webhook-id"];
+    expect(receiver.ofType("guides.changed")).toEqual([]);
+
+    second = await startE2eAppOn(testDb.url, undefined, undefined, ENV);
+    await second.app.listen(0, "127.0.0.1");
+    await until(
+      () => receiver.ofType("events.changed").length === 2 && receiver.ofType("guides.changed").length === 1,
+      "the other replica delivers both notices",
+      30_000,
+    );
+    expect(receiver.ofType("events.changed")[1]?.headers["webhook-id"]).toBe(inFlightId);
+
+    const secondBase = `http://127.0.0.1:${(second.app.getHttpServer().address() as AddressInfo).port}`;
+    const log = await request(secondBase)
+      .get(`${WEBHOOKS}/${created.body.id}/deliveries`)
+      .set("Authorization", `Bearer ${TOKENS.runner}`);
+    const states = (log.body.deliveries as { type: string; state: string }[]).map((d) => `${d.type}:${d.state}`);
+    expect(states.sort()).toEqual(["events.changed:delivered", "guides.changed:delivered", "webhook.ping:delivered"]);
+  }, 90_000);
+});

@@ -1,0 +1,135 @@
+import {
+  WEBHOOKS_SCOPE,
+  type WebhookDeliveries,
+  type WebhookDeliveryResource,
+  type WebhookResource,
+  type WebhookWithSecret,
+} from "@community/domain";
+import {
+  All,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseGuards,
+  UseInterceptors,
+  UsePipes,
+} from "@nestjs/common";
+import type { Request, Response } from "express";
+import { type AuthenticatedRequest, BearerAuthGuard } from "../auth/bearer-auth.guard";
+import { AcceptJsonGuard } from "../common/accept-json.guard";
+import { Public, RequiredScope } from "../common/public.decorator";
+import { NoCommunityTeamException } from "../team-lists/team-lists.problems";
+import { CreateWebhookDto } from "./dto/create-webhook.dto";
+import { DeliveriesQueryDto } from "./dto/deliveries-query.dto";
+import { WebhookBodyInterceptor, WebhookBodyValidationPipe } from "./webhook-body";
+import { deliveriesPage, deliveryResource, webhookResource } from "./webhook-resources";
+import { WebhookMethodNotAllowedException } from "./webhooks.problems";
+import { WebhooksService } from "./webhooks.service";
+
+export const WEBHOOKS_PATH = "v1/me/community/team/webhooks";
+
+/**
+ * `/v1/me/community/team/webhooks` (contract 10.2): the caller's subscriptions, each visible to
+ * the user and client that created it only. Behind the bearer token (passport) with the scope
+ * community:webhooks, then Accept (406); bodies are JSON (WebhookBodyInterceptor) validated by
+ * class-validator (WebhookBodyValidationPipe), queries by the global ValidationPipe.
+ */
+@Controller(WEBHOOKS_PATH)
+@UseGuards(BearerAuthGuard, AcceptJsonGuard)
+@RequiredScope(WEBHOOKS_SCOPE)
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @UseInterceptors(WebhookBodyInterceptor)
+  @UsePipes(WebhookBodyValidationPipe)
+  async create(
+    @Body() body: CreateWebhookDto,
+    @Req() request: AuthenticatedRequest,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<WebhookWithSecret> {
+    this.webhooks.assertAvailable();
+    if (request.member.teamId === null) throw new NoCommunityTeamException();
+    const { subscription, secret } = await this.webhooks.create(request.member, body);
+    response.status(201).location(`/${WEBHOOKS_PATH}/${subscription.id}`).set("Cache-Control", "no-store");
+    return { ...webhookResource(subscription), secret };
+  }
+
+  @Get()
+  async list(@Req() request: AuthenticatedRequest): Promise<{ webhooks: WebhookResource[] }> {
+    this.webhooks.assertAvailable();
+    const now = new Date();
+    return { webhooks: (await this.webhooks.list(request.member)).map((row) => webhookResource(row, now)) };
+  }
+
+  @Get(":id")
+  async get(@Param("id") id: string, @Req() request: AuthenticatedRequest): Promise<WebhookResource> {
+    this.webhooks.assertAvailable();
+    return webhookResource(await this.webhooks.get(request.member, id));
+  }
+
+  @Delete(":id")
+  @HttpCode(204)
+  async delete(@Param("id") id: string, @Req() request: AuthenticatedRequest): Promise<void> {
+    this.webhooks.assertAvailable();
+    await this.webhooks.delete(request.member, id);
+  }
+
+  @Post(":id/rotate-secret")
+  @HttpCode(200)
+  async rotateSecret(
+    @Param("id") id: string,
+    @Req() request: AuthenticatedRequest,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<WebhookWithSecret> {
+    this.webhooks.assertAvailable();
+    const { subscription, secret } = await this.webhooks.rotateSecret(request.member, id);
+    response.set("Cache-Control", "no-store");
+    return { ...webhookResource(subscription), secret };
+  }
+
+  @Get(":id/deliveries")
+  async deliveries(
+    @Param("id") id: string,
+    @Query() query: DeliveriesQueryDto,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<WebhookDeliveries> {
+    this.webhooks.assertAvailable();
+    const page = { page: query.page, perPage: query.per_page };
+    const { items, total } = await this.webhooks.deliveries(request.member, id, page);
+    return deliveriesPage(items, total, page.page, page.perPage);
+  }
+
+  @Post(":id/deliveries/:delivery/redeliver")
+  @HttpCode(202)
+  async redeliver(
+    @Param("id") id: string,
+    @Param("delivery") delivery: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ delivery: WebhookDeliveryResource }> {
+    this.webhooks.assertAvailable();
+    return { delivery: deliveryResource(await this.webhooks.redeliver(request.member, id, delivery)) };
+  }
+
+  // Declared after the routes above: Express tries routes in order.
+  @All(["", ":id", ":id/rotate-secret", ":id/deliveries", ":id/deliveries/:delivery/redeliver"])
+  @Public()
+  otherMethods(@Req() request: Request): never {
+    const path = request.path.replace(/\/+$/, "");
+    const allowed = path.endsWith("/webhooks")
+      ? "GET, HEAD, POST"
+      : path.endsWith("/rotate-secret") || path.endsWith("/redeliver")
+        ? "POST"
+        : path.endsWith("/deliveries")
+          ? "GET, HEAD"
+          : "GET, HEAD, DELETE";
+    throw new WebhookMethodNotAllowedException(request.method, allowed);
+  }
+}

@@ -8,7 +8,18 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   process.exit(0);
 });
 
-run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+let stop: AbortController | undefined;
+/** SIGINT and SIGTERM end a following command cleanly; a second signal has the default effect. */
+const interrupted = () => {
+  if (stop === undefined) {
+    const controller = new AbortController();
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => controller.abort());
+    stop = controller;
+  }
+  return stop.signal;
+};
+
+run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, interrupted }).then(
   (code) => {
     process.exitCode = code;
   },

@@ -25,6 +25,11 @@ export interface CliIo {
   stderr: { write(text: string): unknown; isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
+  /**
+   * For a command that runs until it is stopped (`changes --follow`): a signal that SIGINT or
+   * SIGTERM aborts. Asked for only by such a command, so that any other stops at once on Ctrl-C.
+   */
+  interrupted?: () => AbortSignal;
 }
 
 export const TOKEN_ENV = "COMMUNITY_API_TOKEN";
@@ -52,6 +57,8 @@ interface ListCommandOptions extends ConnectionOptions {
 
 interface ChangesCommandOptions extends ConnectionOptions {
   since?: string;
+  follow?: boolean;
+  wait?: number;
 }
 
 /** A list as the CLI offers it: its command, status words, time window, columns and collection. */
@@ -151,9 +158,27 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       .command("changes")
       .description("the changes of a list since a token, and the token to ask with next time")
       .addArgument(new Argument("<list>", "events or guides").choices(["events", "guides"]))
-      .option("--since <token>", "a token printed by an earlier run (without it: the token of now)"),
+      .option("--since <token>", "a token printed by an earlier run (without it: the token of now)")
+      .option(
+        "--follow",
+        "keep asking, printing each change as it commits, until interrupted (Ctrl-C); the token to go on from goes to stderr",
+      )
+      .option(
+        "--wait <seconds>",
+        "hold each request up to this long while nothing changed, 0-60 (default with --follow: 30)",
+        integerInRange("--wait", 0, 60),
+      ),
   ).action(async (name: ListName, options: ChangesCommandOptions) => {
-    exitCode = name === "events" ? await changes(EVENTS, options, io) : await changes(GUIDES, options, io);
+    if (options.wait !== undefined && options.since === undefined && !options.follow) {
+      io.stderr.write("error: --wait needs --since or --follow (a long poll waits for the changes after a token)\n");
+      exitCode = EXIT.usage;
+      return;
+    }
+    if (name === "events") {
+      exitCode = options.follow ? await followChanges(EVENTS, options, io) : await changes(EVENTS, options, io);
+    } else {
+      exitCode = options.follow ? await followChanges(GUIDES, options, io) : await changes(GUIDES, options, io);
+    }
   });
 
   try {
@@ -250,7 +275,7 @@ async function changes<T extends { id: string }, F>(
     let next = options.since;
     for (let pages = 0; ; pages++) {
       if (pages >= CLIENT_DEFAULTS.maxPages) throw new WalkLimitError("maxPages", CLIENT_DEFAULTS.maxPages, name);
-      const page = await collection.changes({ since: next, perPage: options.perPage });
+      const page = await collection.changes({ since: next, perPage: options.perPage, wait: options.wait });
       all.push(...page.changes);
       next = page.next;
       if (!page.hasMore) break;
@@ -263,6 +288,58 @@ async function changes<T extends { id: string }, F>(
       // CSV stays rows only; the token goes beside it on stderr.
       (options.format === "csv" ? io.stderr : io.stdout).write(`next: ${token}\n`);
     }
+    return EXIT.ok;
+  } catch (error) {
+    return fail(error, connection.hints, io);
+  }
+}
+
+/**
+ * `changes --follow`: long polls (the client's follow()) from --since or from now, each change
+ * written as it arrives: JSON as one object per line, CSV and table rows under one header. At
+ * SIGINT or SIGTERM the request in flight is aborted, the token to go on from goes to stderr and
+ * the exit code is 0. Retries (the api away, 429, 5xx) are told on stderr.
+ */
+async function followChanges<T extends { id: string }, F>(
+  { pick, columns }: ListSpec<T, F>,
+  options: ChangesCommandOptions,
+  io: CliIo,
+): Promise<number> {
+  const connection = connect(options, io);
+  if (typeof connection === "number") return connection;
+  const signal = io.interrupted?.() ?? new AbortController().signal;
+  const collection = pick(connection.client);
+  const width = await loadMeasureWidth();
+  const rows = changeColumns(columns);
+  let next = options.since;
+  let headed = false;
+  const write = (changes: Change<T>[]) => {
+    if (options.format === "json") {
+      io.stdout.write(changes.map((change) => `${escapeJsonControls(JSON.stringify(change))}\n`).join(""));
+      return;
+    }
+    const text = formatItems(changes, options.format, rows, width);
+    // The header line once, above the first rows.
+    io.stdout.write(headed ? text.slice(text.indexOf("\n") + 1) : text);
+    headed = true;
+  };
+  const onRetry = (error: unknown, delayMs: number) => {
+    const [message] = describeFailure(error, connection.hints);
+    io.stderr.write(`warning: ${message} (trying again in ${Math.ceil(delayMs / 1000)} s)\n`);
+  };
+  try {
+    const pages = collection.follow({
+      since: options.since,
+      perPage: options.perPage,
+      wait: options.wait,
+      signal,
+      onRetry,
+    });
+    for await (const page of pages) {
+      next = page.next;
+      if (page.changes.length > 0) write(page.changes);
+    }
+    io.stderr.write(`next: ${escapeControls(next ?? "")}\n`);
     return EXIT.ok;
   } catch (error) {
     return fail(error, connection.hints, io);

@@ -5,12 +5,16 @@ import type {
   ListOptions,
   ListPage,
   ListResult,
+  LiveSyncOptions,
+  SyncOptions,
   WalkOptions,
 } from "./collection.ts";
 import { CrossOriginLinkError, UnexpectedResponseError, WalkLimitError } from "./errors.ts";
+import { checkWait, follow, type LoopEnvironment } from "./follow.ts";
 import { get, type HttpOptions, type HttpResponse, jsonBody } from "./http.ts";
 import { parseLinkHeader } from "./link-header.ts";
-import { sync } from "./sync.ts";
+import { type Sleep, timerSleep } from "./pause.ts";
+import { sync, syncLive } from "./sync.ts";
 import { type Check, changesBody, event, guide, listBody, ShapeError } from "./validate.ts";
 import type { Event, EventFilters, Guide, GuideFilters, Instant } from "./wire.ts";
 
@@ -33,8 +37,8 @@ export interface ClientOptions {
   maxPages?: number;
   /** The most items (or changes) one walk or one sync reads. Default 2,000,000. */
   maxItems?: number;
-  /** Wait used between retries (tests replace it). */
-  sleep?: (ms: number) => Promise<void>;
+  /** Wait used between retries (tests replace it); the signal, when given, ends the wait early. */
+  sleep?: Sleep;
 }
 
 export const CLIENT_DEFAULTS = {
@@ -62,8 +66,9 @@ export function createClient(options: ClientOptions): CommunityClient {
     maxRetryWaitMs: options.maxRetryWaitMs ?? CLIENT_DEFAULTS.maxRetryWaitMs,
     timeoutMs: options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs,
     maxBodyBytes: options.maxBodyBytes ?? CLIENT_DEFAULTS.maxBodyBytes,
-    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    sleep: options.sleep ?? timerSleep,
   };
+  const loop: LoopEnvironment = { sleep: http.sleep, now: () => Date.now() };
   const limits = {
     maxPages: options.maxPages ?? CLIENT_DEFAULTS.maxPages,
     maxItems: options.maxItems ?? CLIENT_DEFAULTS.maxItems,
@@ -72,10 +77,11 @@ export function createClient(options: ClientOptions): CommunityClient {
   const origin = new URL(baseUrl).origin;
 
   // Every URL requested is built from baseUrl, or is a rel="next" checked against its origin.
-  const request = (url: string, signal?: AbortSignal, ifNoneMatch?: string) => {
+  // A long poll may take its wait on top of the usual timeout.
+  const request = (url: string, signal?: AbortSignal, ifNoneMatch?: string, waitSeconds = 0) => {
     const headers: Record<string, string> = { Authorization: `Bearer ${options.token}`, Accept: "application/json" };
     if (ifNoneMatch !== undefined) headers["If-None-Match"] = ifNoneMatch;
-    return get(url, headers, http, signal);
+    return get(url, headers, { ...http, timeoutMs: http.timeoutMs + waitSeconds * 1000 }, signal);
   };
 
   function collection<T extends { id: string }, F extends EventFilters | GuideFilters>(
@@ -164,9 +170,16 @@ export function createClient(options: ClientOptions): CommunityClient {
     }
 
     async function changes(changesOptions: ChangesOptions = {}): Promise<ChangesPage<T>> {
+      const { since, perPage, wait, signal } = changesOptions;
+      checkWait(wait);
+      if (wait !== undefined && since === undefined) {
+        throw new TypeError("wait needs since: a long poll waits for the changes after a token");
+      }
       const response = await request(
-        url({ since: changesOptions.since, per_page: changesOptions.perPage?.toString() }, undefined, "/changes"),
-        changesOptions.signal,
+        url({ since, per_page: perPage?.toString(), wait: wait?.toString() }, undefined, "/changes"),
+        signal,
+        undefined,
+        wait,
       );
       return validated(response, changesBody(item));
     }
@@ -175,7 +188,11 @@ export function createClient(options: ClientOptions): CommunityClient {
       list,
       all,
       changes,
-      sync: (store, syncOptions) => sync(self, store, limits, syncOptions),
+      follow: (followOptions = {}) => follow(changes, followOptions, loop),
+      sync: ((store, syncOptions?: SyncOptions | LiveSyncOptions) =>
+        syncOptions?.live === true
+          ? syncLive(self, store, limits, syncOptions, loop)
+          : sync(self, store, limits, syncOptions)) as Collection<T, F>["sync"],
     };
     return self;
   }

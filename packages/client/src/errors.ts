@@ -143,3 +143,26 @@ function describeCause(cause: unknown): string {
   }
   return String(cause);
 }
+
+/** Why `verifyWebhookNotice` refused a notice. */
+export type WebhookVerificationErrorKind =
+  /** A Standard Webhooks header is missing or malformed, or the signed body is not a notice. */
+  | "malformed"
+  /** `webhook-timestamp` is further from now than the tolerance (a replay, or a clock far off). */
+  | "stale-timestamp"
+  /** No signature of `webhook-signature` is the one the secret (or any of the secrets) makes. */
+  | "bad-signature";
+
+/**
+ * A webhook notice that must not be acted on. Answer it with a 4xx (400 or 401), never 410: a
+ * 410 disables the subscription (contract 10.2).
+ */
+export class WebhookVerificationError extends Error {
+  constructor(
+    readonly kind: WebhookVerificationErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "WebhookVerificationError";
+  }
+}

@@ -6,6 +6,7 @@ import {
   ResponseTooLargeError,
   UnexpectedResponseError,
 } from "./errors.ts";
+import { pause, type Sleep } from "./pause.ts";
 import { parseRetryAfter } from "./retry-after.ts";
 import { asProblem } from "./validate.ts";
 
@@ -15,7 +16,7 @@ export interface HttpOptions {
   maxRetryWaitMs: number;
   timeoutMs: number;
   maxBodyBytes: number;
-  sleep: (ms: number) => Promise<void>;
+  sleep: Sleep;
 }
 
 export interface HttpResponse {
@@ -62,7 +63,7 @@ export async function get(
       const waitMs = (retryAfter ?? 1) * 1000;
       if (attempt < options.maxRetries && waited + waitMs <= options.maxRetryWaitMs) {
         await response.body?.cancel().catch(() => undefined);
-        await options.sleep(waitMs);
+        await pause(waitMs, options.sleep, signal);
         waited += waitMs;
         continue;
       }

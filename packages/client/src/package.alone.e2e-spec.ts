@@ -1,8 +1,10 @@
 import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { contractFixture, RUNNERS, type RunningApi, startCompiledApi, TOKENS } from "@community/fixtures/testing";
+import { Webhook } from "standardwebhooks";
 
 const PACKAGE_DIR = path.resolve(__dirname, "..");
 const WORKSPACE_ROOT = path.resolve(PACKAGE_DIR, "../..");
@@ -13,16 +15,44 @@ const RUNNER_EVENTS = fixture.events.filter((e) => e.team_id === RUNNERS).length
 const exec = (command: string, args: string[], cwd: string) =>
   execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: process.env });
 
-/** What a consumer does with the same code under both module systems: walk, and check an error's class. */
+/**
+ * What a consumer does with the same code under both module systems: walk, check an error's
+ * class, and verify a webhook notice (signed by standardwebhooks in the test) with Web Crypto.
+ */
 const consumerCode = (load: string) => `${load}
 const client = createClient({ baseUrl: process.env.API_URL, token: process.env.API_TOKEN });
 const ids = [];
 for await (const event of client.events.all({ perPage: 5 })) ids.push(event.id);
 const refused = await createClient({ baseUrl: process.env.API_URL, token: "not-a-token" }).listGuides().catch((e) => e);
-console.log(JSON.stringify({ ids, unauthorized: refused instanceof UnauthorizedError, kind: refused.kind }));
+const notice = JSON.parse(process.env.NOTICE);
+const verified = await verifyWebhookNotice({ secret: notice.secret, headers: notice.headers, body: notice.body });
+const forged = await verifyWebhookNotice({ secret: notice.secret, headers: notice.headers, body: notice.body + " " }).catch((e) => e);
+console.log(JSON.stringify({
+  ids,
+  unauthorized: refused instanceof UnauthorizedError,
+  kind: refused.kind,
+  notice: verified.type,
+  forged: forged instanceof WebhookVerificationError && forged.kind,
+}));
 `;
 
-const typedConsumer = `import { createClient, type Event, type EventFilters, UnexpectedResponseError } from "@community/client";
+function signedNotice() {
+  const secret = `whsec_${randomBytes(32).toString("base64")}`;
+  const body = JSON.stringify({
+    type: "guides.changed",
+    timestamp: "2026-11-30T12:00:00Z",
+    data: { list: "guides", changes: "/v1/me/community/team/guides/changes" },
+  });
+  const at = new Date();
+  const headers = {
+    "webhook-id": "msg_package",
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": new Webhook(secret).sign("msg_package", at, body),
+  };
+  return JSON.stringify({ secret, headers, body });
+}
+
+const typedConsumer = `import { createClient, type Event, type EventFilters, type LiveSyncResult, type SyncStore, UnexpectedResponseError, verifyWebhookNotice, type WebhookNotice } from "@community/client";
 const client = createClient({ baseUrl: "http://localhost:3000", token: "t" });
 const filters: EventFilters = { status: ["canceled"], scheduledFrom: new Date() };
 export async function names(): Promise<string[]> {
@@ -31,6 +61,13 @@ export async function names(): Promise<string[]> {
   return names;
 }
 export const isUnexpected = (error: unknown): boolean => error instanceof UnexpectedResponseError;
+export async function live(store: SyncStore<Event>, signal: AbortSignal): Promise<string | undefined> {
+  const result: LiveSyncResult = await client.events.sync(store, { live: true, signal, wait: 30 });
+  return result.token;
+}
+export async function listOf(body: string, headers: Record<string, string>): Promise<WebhookNotice["data"]["list"]> {
+  return (await verifyWebhookNotice({ secret: "whsec_c2VjcmV0", headers, body })).data.list;
+}
 `;
 
 describe("@community/client as a package installed outside the workspace", () => {
@@ -81,21 +118,31 @@ describe("@community/client as a package installed outside the workspace", () =>
     [
       "require (CommonJS)",
       "walk.cjs",
-      'const { createClient, UnauthorizedError } = require("@community/client");\n(async () => {',
+      'const { createClient, UnauthorizedError, verifyWebhookNotice, WebhookVerificationError } = require("@community/client");\n(async () => {',
       "})();",
     ],
-    ["import (ES module)", "walk.mjs", 'import { createClient, UnauthorizedError } from "@community/client";', ""],
+    [
+      "import (ES module)",
+      "walk.mjs",
+      'import { createClient, UnauthorizedError, verifyWebhookNotice, WebhookVerificationError } from "@community/client";',
+      "",
+    ],
   ])("walks the running api when loaded with %s", (_how, file, head, tail) => {
     writeFileSync(path.join(scratch, file), `${consumerCode(head)}${tail}\n`);
     const output = execFileSync(process.execPath, [file], {
       cwd: scratch,
       encoding: "utf8",
-      env: { PATH: process.env.PATH, API_URL: running.baseUrl, API_TOKEN: TOKENS.runner },
+      env: { PATH: process.env.PATH, API_URL: running.baseUrl, API_TOKEN: TOKENS.runner, NOTICE: signedNotice() },
     });
     const result = JSON.parse(output) as { ids: string[]; unauthorized: boolean; kind: string };
     expect(result.ids).toHaveLength(RUNNER_EVENTS);
     expect(new Set(result.ids).size).toBe(RUNNER_EVENTS);
-    expect(result).toMatchObject({ unauthorized: true, kind: "unauthorized" });
+    expect(result).toMatchObject({
+      unauthorized: true,
+      kind: "unauthorized",
+      notice: "guides.changed",
+      forged: "bad-signature",
+    });
   });
 
   it.each([

@@ -108,3 +108,26 @@ export interface GuideFilters {
   publishedFrom?: Instant;
   publishedTo?: Instant;
 }
+
+/** The team's lists, as webhook notices name them. */
+export const LIST_NAMES = ["events", "guides"] as const;
+export type ListName = (typeof LIST_NAMES)[number];
+
+export const WEBHOOK_NOTICE_TYPES = ["events.changed", "guides.changed", "webhook.ping"] as const;
+export type WebhookNoticeType = (typeof WEBHOOK_NOTICE_TYPES)[number];
+
+/**
+ * The body of a webhook notice (contract 10.2). It only says "ask the changes feed of this list
+ * now": it carries no item, and a missed or repeated notice costs no data. `webhook.ping` is the
+ * notice sent when a subscription is created, to prove that the URL answers.
+ */
+export interface WebhookNotice {
+  type: WebhookNoticeType;
+  /** When the service sent it: RFC 3339, UTC. */
+  timestamp: string;
+  data: {
+    list: ListName;
+    /** That list's changes feed as a path (`/v1/me/community/team/events/changes`): ask it with your own base URL and token. */
+    changes: string;
+  };
+}

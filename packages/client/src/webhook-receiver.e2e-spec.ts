@@ -68,7 +68,13 @@ describe("the webhook receiver of docs/sync.md", () => {
     testDb = await createTestDatabase("client_webhook_receiver");
     database = createDatabase({ url: testDb.url, poolMax: 2 });
     await loadFixture(database.prisma, fixture);
-    api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
+    api = new ApiProcess({
+      DATABASE_URL: testDb.url,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "info",
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+    });
     baseUrl = `http://127.0.0.1:${await api.listening()}`;
     scratch = mkdtempSync(path.join(os.tmpdir(), "webhook-receiver-"));
     // @community/client resolves to the package's own build from inside it (its "exports").
@@ -170,6 +176,30 @@ describe("the webhook receiver of docs/sync.md", () => {
       text: "the webhook-id header is missing",
     });
     expect((await fetch(receiverUrl)).status).toBe(405);
+    expect(stderr).toBe("");
+  });
+
+  it("subscribed through the api as the page does, is told of a commit by SQL and syncs it", async () => {
+    // As on the page: the receiver has no secret until the subscription exists.
+    rmSync(secretFile(), { force: true });
+    const created = await fetch(`${baseUrl}/v1/me/community/team/webhooks`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKENS.runner}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ url: receiverUrl, lists: ["events", "guides"], description: "docs/sync.md receiver" }),
+    });
+    expect(created.status).toBe(201);
+    writeFileSync(secretFile(), `${((await created.json()) as { secret: string }).secret}\n`);
+    const before = stdout.length;
+    await database.prisma.$executeRawUnsafe(
+      `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
+         price_in_cents, currency)
+       VALUES ('ev_told', $1, 'acc_jane', 'ev_told', 'ev_told', 60, '2026-03-05T18:30:00Z', false, 0, 'USD')`,
+      RUNNERS,
+    );
+    await until(
+      () => /^events: changes, 1 upserts, 0 deletes/m.test(stdout.slice(before)),
+      "the receiver is told and syncs",
+    );
     expect(stderr).toBe("");
   });
 });

@@ -17,7 +17,8 @@ const sameShapes: [
     Pick<Wire.Problem, "type" | "title" | "status" | "detail" | "instance">,
     Pick<Domain.Problem, "type" | "title" | "status" | "detail" | "instance">
   >,
-] = [true, true, true, true, true, true, true, true];
+  Same<Wire.WebhookNotice, Domain.WebhookNotice>,
+] = [true, true, true, true, true, true, true, true, true];
 
 describe("the client's wire types", () => {
   it("name the statuses of contract 9.2", () => {

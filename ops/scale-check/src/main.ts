@@ -30,6 +30,7 @@ import {
   startReplica,
 } from "./services";
 import { revokeRefreshToken, signIn } from "./sign-in";
+import { noticeStates, subscribe, WebhookReceiver } from "./webhooks";
 
 const WORKSPACE_ROOT = path.resolve(__dirname, "../../..");
 const API_MAIN = path.join(WORKSPACE_ROOT, "apps/api/dist/main.js");
@@ -40,9 +41,10 @@ const USAGE = `Usage: pnpm scale:check [--short] [--no-read-replica]
 Starts on loopback a PostgreSQL primary and streaming replica, PgBouncer (transaction mode) in
 front of each, Redis, three api replicas and HAProxy; then, under a steady load through HAProxy,
 SIGTERMs one replica and SIGKILLs another, stops the primary's PgBouncer for a while, checks one
-rate-limit budget across replicas and times replication, to the replica and to the api's list.
-Prints one summary line; exits 1 if a client request failed outside the deliberate outage or a
-process crashed. See docs/scale-check.md.
+rate-limit budget across replicas and times replication, to the replica and to the api's list; a
+webhook receiver is subscribed, and the replica that is sending its notices is killed with one in
+flight. Prints one summary line; exits 1 if a client request failed outside the deliberate
+outage, a process crashed or a notice was lost. See docs/scale-check.md.
 
   --short            about 10 s of load instead of 30 s (CI)
   --no-read-replica  do not set DATABASE_READ_URL (the api then reads lists from the primary)
@@ -202,7 +204,7 @@ async function check(
   progress("starting three api replicas and HAProxy");
   const balancerPort = await freePort();
   const apiPorts = await Promise.all(REPLICAS.map(() => freePort()));
-  const apiEnv = (port: number): NodeJS.ProcessEnv => ({
+  const apiEnv = (port: number, delivery: boolean): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH,
     NODE_ENV: "production",
     // One secret for all replicas: a cursor or sync token from one is read by the others.
@@ -225,11 +227,17 @@ async function check(
     SHUTDOWN_TIMEOUT_MS: "5000",
     RETRY_AFTER_SECONDS: "2",
     LOG_LEVEL: "warn",
+    // The receiver is on loopback. Only the replicas named send notices: r2 until it is killed,
+    // then r1 (restarted after its SIGTERM), which must pick up what r2 left in flight.
+    WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+    WEBHOOK_DELIVERY: `${delivery}`,
+    WEBHOOK_SWEEP_INTERVAL_SECONDS: "2",
+    WEBHOOK_STALE_LOCK_SECONDS: "16",
   });
-  const startApi = (name: string, port: number): ApiReplica => ({
+  const startApi = (name: string, port: number, delivery = name === "r2"): ApiReplica => ({
     name,
     port,
-    service: supervisor.start(name, process.execPath, [API_MAIN], { env: apiEnv(port) }),
+    service: supervisor.start(name, process.execPath, [API_MAIN], { env: apiEnv(port, delivery) }),
   });
   const replicas = REPLICAS.map((name, i) => startApi(name, apiPorts[i] ?? 0));
   await Promise.all(replicas.map((api) => waitForReady(api)));
@@ -267,6 +275,12 @@ async function check(
     (await checkGrantRevocation(replicas, base));
   if (revocation !== undefined) problems.push(`revocation: ${revocation}`);
 
+  // A webhook subscription of the team: its notices are sent by r2, and held at the receiver from
+  // now on, so that r2 has one in flight when it is killed below.
+  const receiver = await WebhookReceiver.start();
+  const subscription = await subscribe(base, LOAD_TOKENS[0] as string, receiver);
+  receiver.holding = true;
+
   // 3. Steady load through the balancer for the rest of the check.
   progress(`steady load: ${plan.rate} requests/s through HAProxy`);
   const loadStarted = Date.now();
@@ -276,7 +290,13 @@ async function check(
   const { lags, apiLags } = await measureReplication(primary, replica, plan.writes, base);
 
   // 4. SIGTERM one replica (drains), SIGKILL another (only the balancer's retry saves its requests).
-  progress("SIGTERM r1, SIGKILL r2, then start both again");
+  progress("SIGTERM r1, SIGKILL r2 (with a webhook notice in flight), then start both again");
+  await waitFor(
+    "r2 to send a webhook notice",
+    async () => receiver.received.some((n) => n.type === "events.changed"),
+    20_000,
+  );
+  const inFlight = receiver.received.find((n) => n.type === "events.changed")?.id;
   const [r1, r2] = replicas as [ApiReplica, ApiReplica, ApiReplica];
   const termAt = Date.now();
   supervisor.signal(r1.service, "SIGTERM");
@@ -292,8 +312,9 @@ async function check(
   if (r1Exit !== 0) problems.push(`r1 exited ${r1Exit} after SIGTERM, expected 0`);
   if (outOfBalancerMs === undefined) problems.push("HAProxy had not taken r1 out before it closed");
   await r2.service.exited;
-  replicas[0] = startApi("r1", r1.port);
-  replicas[1] = startApi("r2", r2.port);
+  receiver.release();
+  replicas[0] = startApi("r1", r1.port, true);
+  replicas[1] = startApi("r2", r2.port, false);
   await waitFor("HAProxy to see the restarted replicas up", async () => allUp(balancer, REPLICAS), 60_000);
 
   // 5. The primary's PgBouncer goes away for a while: 503 problems with Retry-After, then recovery.
@@ -312,6 +333,31 @@ async function check(
   if (remaining > 0) await sleep(remaining);
   await load.stop();
   await checkReplicaBouncer(replicaBouncer);
+
+  // Nothing lost: every notice of the subscription delivered, the one r2 had in flight sent again
+  // by r1 with its webhook-id (once r2's lock is older than WEBHOOK_STALE_LOCK_SECONDS).
+  let notices: Record<string, number> = {};
+  const noticesSettled = await waitFor(
+    "every webhook notice to be delivered",
+    async () => {
+      notices = await noticeStates(postgresUrl(primary.port), subscription);
+      const resent = receiver.received.filter((n) => n.id === inFlight).length >= 2;
+      return resent && Object.keys(notices).every((state) => state === "delivered");
+    },
+    60_000,
+  ).then(
+    () => true,
+    () => false,
+  );
+  await receiver.close();
+  const notLost = Object.entries(notices)
+    .filter(([state]) => state !== "delivered")
+    .reduce((sum, [, n]) => sum + n, 0);
+  if (!noticesSettled) {
+    problems.push(
+      `webhooks: notices ${JSON.stringify(notices)}, the one in flight at r2's SIGKILL received ${receiver.received.filter((n) => n.id === inFlight).length} time(s)`,
+    );
+  }
   const fallbacks = readReplica ? await replicaFallbacks(replicas) : undefined;
 
   const steady = tally(load.outcomes, [outage]);
@@ -341,7 +387,9 @@ async function check(
     `scale: ${requests} requests, ${failed} failed, ${limited} rate-limited (budget ${BUDGET} shared by ${REPLICAS.length} replicas: ${budgetSpread.join("/")}), ` +
       `revocation ${revocation === undefined ? "(an opaque token at the primary, an OAuth grant through r1) refused on the next request through r2 and r1" : "NOT seen"}, ` +
       `${steady.expected503} × 503 + Retry-After in a ${seconds(plan.outageMs)} s PgBouncer outage (recovered ${seconds(recoveredMs)} s after), ` +
-      `${lagText}, drain: out of HAProxy ${seconds(outOfBalancerMs)} s / exited ${seconds(exitedMs)} s after SIGTERM, ${crashed.length} crashed` +
+      `${lagText}, drain: out of HAProxy ${seconds(outOfBalancerMs)} s / exited ${seconds(exitedMs)} s after SIGTERM, ` +
+      `webhooks: ${notices.delivered ?? 0} notices delivered, ${notLost} lost, the one in flight at r2's SIGKILL ${noticesSettled ? "sent again by r1 with its webhook-id" : "NOT sent again"}, ` +
+      `${crashed.length} crashed` +
       (load.skipped > 0 ? `, ${load.skipped} not sent (too many in flight)` : "") +
       "\n",
   );

@@ -171,6 +171,9 @@ export function webhookNotices(): Record<string, Json> {
     listChanged: {
       post: {
         operationId: "listChangedNotice",
+        tags,
+        // Sent by the api to the subscriber's URL: no token; the receiver checks the signature.
+        security: [],
         summary: "A list of the team changed: ask its changes feed",
         description:
           "Standard Webhooks: webhook-id (the same on every retry), webhook-timestamp (Unix seconds of the attempt) and webhook-signature (v1,<base64 HMAC-SHA256 of id.timestamp.body keyed with the secret's bytes>; two, space-separated, while a rotated secret overlaps). Answer 2xx within 15 s; otherwise it is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h and 10 h (Retry-After honoured on 429 and 503), then the subscription is disabled; 410 disables it at once. Notices are coalesced and may repeat or come out of order: the feed is the truth.",

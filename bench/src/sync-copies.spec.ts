@@ -1,6 +1,6 @@
 import { changedBefore, waitParam } from "./peer-queries";
 import { FreshnessLedger, percentile } from "./sync-copies";
-import { meanTotals, type PhaseTotals, perCopyHour } from "./sync-push";
+import { freshnessCutoffMs, meanTotals, type PhaseTotals, perCopyHour } from "./sync-push";
 
 describe(FreshnessLedger.name, () => {
   const followed = [{ teamId: "mt_1", list: "events" as const }];
@@ -102,5 +102,14 @@ describe("perCopyHour", () => {
     // 300 in 30 s over 50 copies, 60 of them the baseline's: 240 * 120 / 50.
     expect(perCopyHour(totals(300), totals(60), 50, 30)).toEqual(totals(576));
     expect(perCopyHour(totals(300), meanTotals(totals(50), totals(70)), 50, 30)).toEqual(totals(576));
+  });
+});
+
+describe("freshnessCutoffMs", () => {
+  it("counts whole rounds of writes that a poll can still see, or all it can see when no round fits", () => {
+    // 20 s window, polls every 5 s: writes up to 14 s could be seen; one round of 10 s fits.
+    expect(freshnessCutoffMs(20, 5, 10)).toBe(10_000);
+    expect(freshnessCutoffMs(40, 5, 10)).toBe(30_000);
+    expect(freshnessCutoffMs(8, 5, 10)).toBe(2_000);
   });
 });

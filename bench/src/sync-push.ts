@@ -185,6 +185,19 @@ async function writeSchedule(
   return due.length;
 }
 
+/**
+ * Which writes count for freshness: those sent up to this many ms into the window. A write of the
+ * window's last poll interval and second may be seen only after it, so they never count; of the
+ * rest, whole rounds of writes (one to every copy's list) when at least one fits, since the polls'
+ * and the writes' offsets make each round's delays spread evenly over the poll interval, and a
+ * part of a round would weigh some copies' delays twice.
+ */
+export function freshnessCutoffMs(seconds: number, pollSeconds: number, writeEverySeconds: number): number {
+  const seeable = (seconds - pollSeconds - 1) * 1000;
+  const rounds = Math.floor(seeable / (writeEverySeconds * 1000));
+  return rounds >= 1 ? rounds * writeEverySeconds * 1000 : seeable;
+}
+
 /** `(phase - baseline)` per copy and hour. */
 export function perCopyHour(phase: PhaseTotals, baseline: PhaseTotals, copies: number, seconds: number): PhaseTotals {
   const scale = 3600 / seconds / copies;
@@ -285,8 +298,7 @@ export async function runSyncPush(settings: SyncPushSettings): Promise<void> {
       if (counts.failed > 0) {
         throw new Error(`${name}: ${counts.failed} copy requests failed (${JSON.stringify(counts.otherStatuses)})`);
       }
-      // Writes of the window's last poll interval and second may be seen only after it: not counted.
-      const cutoff = began + (seconds - settings.pollSeconds - 1) * 1000;
+      const cutoff = began + freshnessCutoffMs(seconds, settings.pollSeconds, settings.writeEverySeconds);
       return {
         name,
         mode,
@@ -440,7 +452,7 @@ export function syncPushMarkdown(report: SyncPushReport): string {
     `| freshness p50 / p99 / max ms (write sent to copy holding it) | ${freshness(poll)} | ${freshness(longPoll)} | | |`,
     `| writes seen within ${settings.pollSeconds} s % | ${within(poll)} | ${within(longPoll)} | | |`,
     "",
-    `Freshness over the writes sent up to ${settings.pollSeconds + 1} s before each window's end ` +
+    `Freshness over the writes sent in the first ${fmt(freshnessCutoffMs(settings.seconds, settings.pollSeconds, settings.writeEverySeconds) / 1000, 1)} s of each window ` +
       `(${(poll.freshness as FreshnessSummary).writes} and ${(longPoll.freshness as FreshnessSummary).writes}; missed: ` +
       `${(poll.freshness as FreshnessSummary).missed} and ${(longPoll.freshness as FreshnessSummary).missed}). ` +
       `The long polls' wakes / timeouts (api /metrics): ${fmt(longPoll.waitWakes)} / ${fmt(longPoll.waitTimeouts)}; ` +

@@ -3,10 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 // The list statements' own entry: it loads no Prisma client, which the floor does not need.
 import {
   type AnyTeamList,
+  ChangeNotices,
   EVENTS_LIST,
   findTokenMember,
   GUIDES_LIST,
   type KeysetPosition,
+  type TeamListKey,
   type TeamListPages,
   TeamListReader,
   TeamListWalker,
@@ -20,12 +22,19 @@ import {
   paginationMeta,
 } from "@community/domain";
 import { Pool } from "pg";
-import { changesResponse, parseFilters } from "./peer-queries";
+import {
+  type ChangesAnswer,
+  changedBefore,
+  changesResponse,
+  closedSignal,
+  parseFilters,
+  waitParam,
+} from "./peer-queries";
 
 /**
  * The floor: what node:http and pg can serve at all for the same work as the api (the same token
  * lookup SQL, the same list reader and SQL, the same mappers, JSON and headers; page mode, cursor
- * walks, filters and the changes feed), with no framework and no cache in between. Started by the
+ * walks, filters and the changes feed with its long poll), with no framework and no cache in between. Started by the
  * benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
  * Errors are bare status codes: the floor only has to be right on the benchmark's requests.
  */
@@ -49,6 +58,34 @@ const CHANGES = new Map<string, AnyTeamList>([
   ["/v1/me/community/team/events/changes", EVENTS_LIST as AnyTeamList],
   ["/v1/me/community/team/guides/changes", GUIDES_LIST as AnyTeamList],
 ]);
+
+/** The api's notices of committed list changes (one LISTEN connection, fanned out by team and list). */
+const notices = new ChangeNotices({ url: process.env.DATABASE_URL ?? "", versions: pool });
+notices.start();
+
+/**
+ * A long poll (contract 10.1) as the api holds it (ChangeWaits): a watch on the team's list before
+ * each reading, then held until a notice, the end of the wait, or the client leaving.
+ */
+async function held(
+  key: TeamListKey,
+  seconds: number,
+  signal: AbortSignal,
+  read: () => Promise<ChangesAnswer>,
+): Promise<ChangesAnswer> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const watch = notices.watch(key);
+    try {
+      await watch.ready;
+      const answer = await read();
+      if (!answer.nothingNew || signal.aborted || Date.now() >= deadline) return answer;
+      if (!(await changedBefore(watch.changed, deadline, signal))) return answer;
+    } finally {
+      watch.cancel();
+    }
+  }
+}
 
 function fail(response: ServerResponse, status: number): void {
   response.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ status }));
@@ -79,13 +116,12 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   const perPage = pageParam(url.searchParams.get("per_page"), 100, 100);
   if (page === undefined || perPage === undefined) return fail(response, 400);
   if (changes !== undefined) {
-    const { status, body } = await changesResponse(
-      pool,
-      changes,
-      { user_id: member.user_id, team_id: teamId },
-      url.searchParams.get("since"),
-      perPage,
-    );
+    const since = url.searchParams.get("since");
+    const wait = waitParam(url.searchParams.getAll("wait"));
+    if (wait === undefined || (wait > 0 && since === null)) return fail(response, 400);
+    const read = () => changesResponse(pool, changes, { user_id: member.user_id, team_id: teamId }, since, perPage);
+    const { status, body } =
+      wait === 0 ? await read() : await held({ teamId, list: changes.list }, wait, closedSignal(response), read);
     response
       .writeHead(status, {
         "cache-control": "private, no-cache",
@@ -177,5 +213,5 @@ server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? "127.0.0.1", ()
 });
 process.once("SIGTERM", () => {
   server.close();
-  void pool.end();
+  void notices.stop().then(() => pool.end());
 });

@@ -5,6 +5,33 @@ import type { MixSettings, RequestKind } from "./mix-workload";
 import type { WriterReport } from "./mix-writer";
 import { type Spread, spreadOf } from "./report";
 import { SERVER_NAMES, type ServerName } from "./servers";
+import type { CopyCounts, FreshnessSummary } from "./sync-copies";
+
+/** The long-poll copies of one round: what they asked and got, and how fresh they kept. */
+export interface SyncCopiesRound {
+  copies: number;
+  waitSeconds: number;
+  counts: CopyCounts;
+  requestsPerSecond: number;
+  freshness: FreshnessSummary;
+}
+
+/** The long-poll copies over the rounds: medians (min-max) of the rounds' figures, sums of the counts. */
+export interface SyncCopiesReport {
+  copies: number;
+  waitSeconds: number;
+  requestsPerSecond: Spread;
+  freshnessP50Ms: Spread;
+  freshnessP99Ms: Spread;
+  freshnessMaxMs: Spread;
+  requests: number;
+  withChanges: number;
+  empty: number;
+  aborted: number;
+  failed: number;
+  writes: number;
+  missed: number;
+}
 
 /** One server's measured round of the mix. */
 export interface MixRound extends MixDriveResult {
@@ -28,6 +55,8 @@ export interface MixRound extends MixDriveResult {
   pageCache?: { hits: number; misses: number; evictions: number; hitRate: number; hitsPerRequest: number };
   /** The api only: statements it timed (db_query_duration_seconds) per response. */
   statementsPerRequest?: number;
+  /** The long-poll copies beside the mix (their responses count in the per-response figures, not in the latencies). */
+  syncCopies: SyncCopiesRound;
 }
 
 export interface MixServerReport {
@@ -46,9 +75,12 @@ export interface MixServerReport {
   notModifiedShare: Spread;
   responses: number;
   notModified: number;
+  /** The mix's responses neither 2xx nor 304, and the copies' failed requests. */
   failed: number;
   /** VmHWM at the end of the run (MB): the process's peak, warm-up included. */
   peakRssMb: number;
+  /** null when the run had no long-poll copies. */
+  syncCopies: SyncCopiesReport | null;
 }
 
 export interface MixReport {
@@ -91,8 +123,31 @@ export function summarizeServer(rounds: MixRound[], peakRssMb: number): MixServe
     notModifiedShare: of((r) => (r.responses > 0 ? r.notModified / r.responses : 0)),
     responses: sum((r) => r.responses),
     notModified: sum((r) => r.notModified),
-    failed: sum((r) => r.failed),
+    failed: sum((r) => r.failed + r.syncCopies.counts.failed),
     peakRssMb,
+    syncCopies: summarizeCopies(rounds),
+  };
+}
+
+function summarizeCopies(rounds: MixRound[]): SyncCopiesReport | null {
+  const first = rounds[0]?.syncCopies;
+  if (first === undefined || first.copies === 0) return null;
+  const of = (pick: (r: SyncCopiesRound) => number) => spreadOf(rounds.map((r) => pick(r.syncCopies)));
+  const sum = (pick: (r: SyncCopiesRound) => number) => rounds.reduce((total, r) => total + pick(r.syncCopies), 0);
+  return {
+    copies: first.copies,
+    waitSeconds: first.waitSeconds,
+    requestsPerSecond: of((r) => r.requestsPerSecond),
+    freshnessP50Ms: of((r) => r.freshness.p50Ms),
+    freshnessP99Ms: of((r) => r.freshness.p99Ms),
+    freshnessMaxMs: of((r) => r.freshness.maxMs),
+    requests: sum((r) => r.counts.requests),
+    withChanges: sum((r) => r.counts.withChanges),
+    empty: sum((r) => r.counts.empty),
+    aborted: sum((r) => r.counts.aborted),
+    failed: sum((r) => r.counts.failed),
+    writes: sum((r) => r.freshness.writes),
+    missed: sum((r) => r.freshness.missed),
   };
 }
 
@@ -119,7 +174,19 @@ export function mixSummaryLine(report: MixReport): string {
     `token lookups/req api ${range(api.tokenLookupsPerRequest, 2)}, floor ${range(floor.tokenLookupsPerRequest, 2)}; ` +
     `peak RSS MB api ${fmt(api.peakRssMb)}, floor ${fmt(floor.peakRssMb)}, naive ${fmt(naive.peakRssMb)}; ` +
     `failed api/floor/naive ${api.failed}/${floor.failed}/${naive.failed}; ` +
+    copiesSummary(report) +
     `${report.settings.rounds} rounds x ${report.settings.seconds} s, load ${report.machine.loadBefore} -> ${report.machine.loadAfter}`
+  );
+}
+
+/** `long-poll copies: freshness p50/p99 ms api a/b, floor c/d, naive e/f; ` (empty without copies). */
+function copiesSummary(report: MixReport): string {
+  const { api, floor, naive } = report.servers;
+  if (api.syncCopies === null || floor.syncCopies === null || naive.syncCopies === null) return "";
+  const pair = (c: SyncCopiesReport) => `${fmt(c.freshnessP50Ms.median)}/${fmt(c.freshnessP99Ms.median)}`;
+  return (
+    `long-poll copies (${api.syncCopies.copies}) freshness p50/p99 ms api ${pair(api.syncCopies)}, floor ${pair(floor.syncCopies)}, naive ${pair(naive.syncCopies)}, ` +
+    `missed ${api.syncCopies.missed}/${floor.syncCopies.missed}/${naive.syncCopies.missed}; `
   );
 }
 
@@ -172,6 +239,7 @@ export function mixMarkdown(report: MixReport): string {
       `| ${kind} | ${fmt((100 * requests) / Math.max(1, report.servers.api.responses))}% | ${cell("api")} | ${cell("floor")} | ${cell("naive")} |`,
     );
   }
+  copiesMarkdown(report, lines);
   const { ratios } = report;
   lines.push(
     "",
@@ -218,4 +286,33 @@ export function mixChart(report: MixReport): string {
     })),
     { clampAt: 4 },
   );
+}
+
+function copiesMarkdown(report: MixReport, lines: string[]): void {
+  const copies = SERVER_NAMES.map((name) => report.servers[name].syncCopies);
+  if (copies.some((c) => c === null)) return;
+  const all = copies as SyncCopiesReport[];
+  const first = all[0] as SyncCopiesReport;
+  lines.push(
+    "",
+    `Long-poll copies beside the mix: ${fmt(first.copies)} copies (both lists of the ${fmt(first.copies / 2)} largest teams), ` +
+      `each asking \`/changes?since=...&wait=${first.waitSeconds}\` again as soon as it has its answer, on connections of their own; ` +
+      "their responses are not in the latencies above. Freshness: from the writer sending a write to the copy holding the " +
+      "response with it (a round's last seconds left out; a write counted and never seen is missed). " +
+      "The floor holds them as the api does (one LISTEN connection, the same notices); the naive peer reads the feed again every second.",
+    "",
+    "| | api | floor | naive |",
+    "|---|---:|---:|---:|",
+  );
+  const row = (label: string, pick: (c: SyncCopiesReport) => string) =>
+    lines.push(`| ${label} | ${all.map(pick).join(" | ")} |`);
+  row("requests/s (all copies)", (c) => range(c.requestsPerSecond, 1));
+  row("answered with changes / with nothing (wait over) / held at a round's end", (c) =>
+    [c.withChanges, c.empty, c.aborted].map((n) => fmt(n)).join(" / "),
+  );
+  row("freshness p50 ms", (c) => range(c.freshnessP50Ms));
+  row("freshness p99 ms", (c) => range(c.freshnessP99Ms));
+  row("freshness max ms", (c) => range(c.freshnessMaxMs));
+  row("writes counted / missed (all rounds)", (c) => `${fmt(c.writes)} / ${fmt(c.missed)}`);
+  row("failed", (c) => fmt(c.failed));
 }

@@ -268,4 +268,12 @@ export interface MixSettings {
   settleSeconds: number;
   /** Share of users whose client sends `Accept-Encoding: gzip, br` on page-mode requests. */
   compressedShare: number;
+  /** The largest teams whose two lists each have a copy kept current by long poll (0: none). */
+  longPollTeams: number;
+  /** `wait` of those copies' long polls, seconds. */
+  longPollWaitSeconds: number;
 }
+
+/** The user who keeps a team's copies: its last member, the one the request stream draws least. */
+export const copyKeeper = (shape: MixShape, team: number) =>
+  (shape.firstUser[team] as number) + (shape.users[team] as number) - 1;

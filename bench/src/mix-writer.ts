@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "pg";
 import { BASE_SECONDS, type ListName, type MixShape, Random, SPAN_SECONDS, teamId, ZipfSampler } from "./mix-workload";
+import type { WriteSent } from "./sync-copies";
 
 /** The application_name of the writer's connection: its backend's CPU is not a server's. */
 export const WRITER_APPLICATION = "bench-mix-writer";
@@ -14,7 +15,15 @@ export interface WriterReport {
   rate: number;
 }
 
-type Statement = { op: "update" | "insert" | "delete"; sql: string; values: unknown[] };
+/** A statement and the item it writes (the team's list and the item's id). */
+type Statement = {
+  op: "update" | "insert" | "delete";
+  sql: string;
+  values: unknown[];
+  teamId: string;
+  list: ListName;
+  id: string;
+};
 
 /**
  * What another system writing into the tables does: one statement at a time, each its own
@@ -35,10 +44,10 @@ export class MixWriter {
     this.teams = new ZipfSampler(shape.events.length);
   }
 
-  /** Starts writing; the returned function stops and reports. */
-  start(seed: string, idPrefix: string): () => Promise<WriterReport> {
+  /** Starts writing; the returned function stops and reports. `onWrite` is told each write as it is sent. */
+  start(seed: string, idPrefix: string, onWrite?: (write: WriteSent) => void): () => Promise<WriterReport> {
     const random = new Random(seed);
-    const inserted: Array<{ list: ListName; id: string }> = [];
+    const inserted: Array<{ teamId: string; list: ListName; id: string }> = [];
     const report: WriterReport = { statements: 0, updates: 0, inserts: 0, deletes: 0, rate: 0 };
     if (!(this.perSecond > 0)) return async () => report;
     let stopped = false;
@@ -50,6 +59,8 @@ export class MixWriter {
         if (wait > 0) await sleep(wait);
         if (stopped) break;
         const statement = this.statement(random, i, idPrefix, inserted);
+        const { teamId, list, id, op } = statement;
+        onWrite?.({ teamId, list, id, op, sentAt: performance.now() });
         await this.client.query(statement.sql, statement.values);
         report.statements++;
         report[`${statement.op}s`]++;
@@ -67,7 +78,7 @@ export class MixWriter {
     random: Random,
     seq: number,
     idPrefix: string,
-    inserted: Array<{ list: ListName; id: string }>,
+    inserted: Array<{ teamId: string; list: ListName; id: string }>,
   ): Statement {
     const team = this.teams.sample(random);
     const list: ListName = random.next() < 0.7 ? "events" : "guides";
@@ -79,15 +90,16 @@ export class MixWriter {
     const size = (list === "events" ? this.shape.events : this.shape.guides)[team] as number;
     const index = random.below(size);
     const prefix = list === "events" ? "ev" : "gd";
-    const id = `${prefix}_${teamId(team)}_${index}`;
+    const item = { teamId: teamId(team), list, id: `${prefix}_${teamId(team)}_${index}` };
     const when = new Date((BASE_SECONDS - random.below(SPAN_SECONDS)) * 1000);
     if (op === "delete" && inserted.length > 0) {
-      const victim = inserted.shift() as { list: ListName; id: string };
-      return { op, sql: `DELETE FROM ${victim.list} WHERE id = $1`, values: [victim.id] };
+      const victim = inserted.shift() as { teamId: string; list: ListName; id: string };
+      return { op, sql: `DELETE FROM ${victim.list} WHERE id = $1`, values: [victim.id], ...victim };
     }
     if (op === "insert" || op === "delete") {
       const newId = `${prefix}_${teamId(team)}_w${idPrefix}_${seq}`;
-      inserted.push({ list, id: newId });
+      const written = { ...item, id: newId };
+      inserted.push(written);
       const slug = `${list === "events" ? "event" : "guide"}-w${idPrefix}-${seq}`;
       const account = `acc_${random.below(200)}`;
       if (list === "events") {
@@ -97,6 +109,7 @@ export class MixWriter {
                                     scheduled_at, offer_replay_purchase, price_in_cents, currency)
                 VALUES ($1, $2, $3, $4, $5, NULL, NULL, 3600, $6, false, 1500, 'EUR')`,
           values: [newId, teamId(team), account, slug, `New event ${seq}`, when],
+          ...written,
         };
       }
       return {
@@ -105,16 +118,27 @@ export class MixWriter {
                                   price_in_cents, currency)
               VALUES ($1, $2, $3, $4, $5, NULL, NULL, $6, 900, 'USD')`,
         values: [newId, teamId(team), account, slug, `New guide ${seq}`, when],
+        ...written,
       };
     }
+    const { id } = item;
     if (list === "events") {
       return random.pick<Statement>([
-        [{ op, sql: "UPDATE events SET name = $2 WHERE id = $1", values: [id, `Event ${index} (edit ${seq})`] }, 2],
+        [
+          {
+            op,
+            sql: "UPDATE events SET name = $2 WHERE id = $1",
+            values: [id, `Event ${index} (edit ${seq})`],
+            ...item,
+          },
+          2,
+        ],
         [
           {
             op,
             sql: "UPDATE events SET canceled_at = CASE WHEN canceled_at IS NULL THEN scheduled_at END WHERE id = $1",
             values: [id],
+            ...item,
           },
           1,
         ],
@@ -123,18 +147,23 @@ export class MixWriter {
             op,
             sql: "UPDATE events SET scheduled_at = scheduled_at + interval '1 hour' WHERE id = $1",
             values: [id],
+            ...item,
           },
           1,
         ],
       ]);
     }
     return random.pick<Statement>([
-      [{ op, sql: "UPDATE guides SET name = $2 WHERE id = $1", values: [id, `Guide ${index} (edit ${seq})`] }, 3],
+      [
+        { op, sql: "UPDATE guides SET name = $2 WHERE id = $1", values: [id, `Guide ${index} (edit ${seq})`], ...item },
+        3,
+      ],
       [
         {
           op,
           sql: "UPDATE guides SET published_at = CASE WHEN published_at IS NULL THEN $2::timestamptz END WHERE id = $1",
           values: [id, when],
+          ...item,
         },
         1,
       ],

@@ -3,16 +3,28 @@ import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createTestDatabase } from "@community/db/testing";
+import { CHANGES_WAIT } from "@community/domain";
 import { Client, Pool } from "pg";
 import { startCpuWindow } from "./cpu";
 import { MixClients, type MixDriveResult } from "./mix-client";
 import { loadMixData } from "./mix-load";
 import { databaseCounters, deltaEndingWith, metricDeltas, scrapeMetrics } from "./mix-metrics";
 import { type MixReport, type MixRound, mixChart, mixMarkdown, mixSummaryLine, summarizeServer } from "./mix-report";
-import { type MixSettings, mixShape, PER_PAGE_SHARES, REQUEST_SHARES } from "./mix-workload";
+import {
+  copyKeeper,
+  type ListName,
+  type MixSettings,
+  type MixShape,
+  mixShape,
+  PER_PAGE_SHARES,
+  REQUEST_SHARES,
+  teamId,
+  userToken,
+} from "./mix-workload";
 import { MixWriter, WRITER_APPLICATION } from "./mix-writer";
 import { spreadOf } from "./report";
 import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
+import { emptyCounts, FreshnessLedger, SyncCopies, SyncCopy } from "./sync-copies";
 
 const METRICS_TOKEN = "bench-mix-metrics-token-0123456789";
 /**
@@ -72,8 +84,40 @@ export function parseMixArgs(argv: string[]): MixSettings {
       false,
     ),
     compressedShare: share("BENCH_MIX_COMPRESSED_SHARE", 0.5),
+    longPollTeams: numberSetting("BENCH_MIX_LONG_POLL_TEAMS", env.BENCH_MIX_LONG_POLL_TEAMS, 10, true),
+    longPollWaitSeconds: waitSeconds(env.BENCH_MIX_LONG_POLL_WAIT),
   };
 }
+
+function waitSeconds(value: string | undefined): number {
+  const seconds = numberSetting("BENCH_MIX_LONG_POLL_WAIT", value, 30, true);
+  if (seconds < 1 || seconds > CHANGES_WAIT.max) {
+    throw new Error(`BENCH_MIX_LONG_POLL_WAIT is the long polls' wait, 1 to ${CHANGES_WAIT.max} s, got ${value}`);
+  }
+  return seconds;
+}
+
+/**
+ * The long-poll copies of one server: for each of the `teams` largest teams, a copy of each list,
+ * kept by the team's last member with `wait` long polls.
+ */
+function longPollCopies(baseUrl: string, shape: MixShape, settings: MixSettings): SyncCopies {
+  const mode = { kind: "long poll", waitSeconds: settings.longPollWaitSeconds } as const;
+  return new SyncCopies((agent) =>
+    Array.from({ length: settings.longPollTeams }, (_, team) =>
+      (["events", "guides"] as ListName[]).map(
+        (list) => new SyncCopy(baseUrl, userToken(copyKeeper(shape, team)), teamId(team), list, mode, agent),
+      ),
+    ).flat(),
+  );
+}
+
+/**
+ * Writes of a round's last 2 s (of its second half, in rounds shorter than 4 s) are left out of the
+ * copies' freshness: they may be seen only after the round ends, when the copies have stopped.
+ * The contract's bound is 1 s on an unloaded machine; a write counted and not seen is "missed".
+ */
+const copyCutoffMs = (seconds: number) => Math.min(2000, seconds * 500);
 
 const load = () =>
   loadavg()
@@ -90,6 +134,11 @@ export async function runMix(settings: MixSettings): Promise<void> {
   const startedAt = new Date().toISOString();
   const loadBefore = load();
   const shape = mixShape(settings.scale);
+  if (settings.longPollTeams > shape.totals.teams) {
+    throw new Error(
+      `BENCH_MIX_LONG_POLL_TEAMS is ${settings.longPollTeams}, more than the mix's ${shape.totals.teams} teams`,
+    );
+  }
   const database = await createTestDatabase("bench_mix");
   const servers = new Map<ServerName, RunningServer>();
   const monitor = new Pool({ connectionString: database.url, max: 1, application_name: "bench-mix-monitor" });
@@ -117,6 +166,10 @@ export async function runMix(settings: MixSettings): Promise<void> {
       SERVER_NAMES.map((name) => [name, new MixClients(server(name).baseUrl, shape, settings.compressedShare)]),
     ) as Record<ServerName, MixClients>;
     const writer = new MixWriter(writerClient, shape, settings.writesPerSecond);
+    const copies = Object.fromEntries(
+      SERVER_NAMES.map((name) => [name, longPollCopies(server(name).baseUrl, shape, settings)]),
+    ) as Record<ServerName, SyncCopies>;
+    for (const name of SERVER_NAMES) await copies[name].begin();
 
     // JIT, pools and the api's caches warm up on a stream of their own; then the statistics settle.
     for (const name of SERVER_NAMES) {
@@ -142,6 +195,9 @@ export async function runMix(settings: MixSettings): Promise<void> {
             `p99 ${measured.p99Ms} ms, CPU ms/req ${measured.serverCpuMsPerRequest.toFixed(2)} + pg ${measured.postgresCpuMsPerRequest.toFixed(2)}, ` +
             `token lookups/req ${measured.tokenLookupsPerRequest?.toFixed(2) ?? "-"}, ` +
             `304 ${measured.notModified}, failed ${measured.failed}` +
+            `, long-poll copies ${measured.syncCopies.counts.requests} answers, freshness p50/p99 ` +
+            `${measured.syncCopies.freshness.p50Ms.toFixed(0)}/${measured.syncCopies.freshness.p99Ms.toFixed(0)} ms` +
+            ` (missed ${measured.syncCopies.freshness.missed}, failed ${measured.syncCopies.counts.failed})` +
             (measured.pageCache ? `, page cache hit rate ${(measured.pageCache.hitRate * 100).toFixed(0)}%` : "") +
             `; load ${load()}`,
         );
@@ -157,9 +213,17 @@ export async function runMix(settings: MixSettings): Promise<void> {
         rssPeak = Math.max(rssPeak, running.rssMb());
       }, 250);
       const stopCpu = await startCpuWindow(running.pid, monitor, { excludeApplications: [WRITER_APPLICATION] });
+      // The long-poll copies follow their lists beside the load, on connections of their own: their
+      // held requests are not latency samples of the mix's requests.
+      const ledger = new FreshnessLedger(copies[name].followed);
+      const stopCopies = copies[name].start(ledger);
       // The same writes in every server's round r: the same seed, ids of its own.
-      const stopWriter = writer.start(`${settings.seed}/writes/${round}`, `${name[0]}${round}`);
+      const stopWriter = writer.start(`${settings.seed}/writes/${round}`, `${name[0]}${round}`, (write) =>
+        ledger.wrote(write),
+      );
       let drive: MixDriveResult;
+      let copyCounts = emptyCounts();
+      let copiesEnd = 0;
       try {
         drive = await clients[name].drive(`${settings.seed}/round/${round}`, {
           connections: settings.connections,
@@ -167,12 +231,16 @@ export async function runMix(settings: MixSettings): Promise<void> {
         });
       } finally {
         clearInterval(sampler);
+        copiesEnd = performance.now();
+        copyCounts = await stopCopies();
       }
       const cpu = await stopCpu();
       const writes = await stopWriter();
       await sleep(settings.settleSeconds * 1000);
       const countersAfter = await databaseCounters(monitor);
-      const perRequest = (value: number) => (drive.responses > 0 ? value / drive.responses : 0);
+      // Per response: the mix's and the copies' (the window's CPU and statements serve both).
+      const responses = drive.responses + copyCounts.requests;
+      const perRequest = (value: number) => (responses > 0 ? value / responses : 0);
       // Counts of PostgreSQL's statistics only when the pause let every backend report its window.
       const settled = settings.settleSeconds >= STATISTICS_SETTLE_SECONDS;
       const result: MixRound = {
@@ -186,6 +254,13 @@ export async function runMix(settings: MixSettings): Promise<void> {
           : null,
         rssPeakMb: rssPeak,
         writes,
+        syncCopies: {
+          copies: copies[name].copies.length,
+          waitSeconds: settings.longPollWaitSeconds,
+          counts: copyCounts,
+          requestsPerSecond: copyCounts.requests / settings.seconds,
+          freshness: ledger.summary(copiesEnd - copyCutoffMs(settings.seconds)),
+        },
       };
       if (metrics !== undefined) {
         const after = await scrapeMetrics(running.baseUrl, METRICS_TOKEN);

@@ -1,16 +1,18 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type AnyTeamList, EVENTS_LIST, filterSql, findTokenMember, GUIDES_LIST } from "@community/db/lists";
 import { buildLinkHeader, pageOffset, paginationMeta } from "@community/domain";
 import Fastify from "fastify";
 import { Pool } from "pg";
-import { changesResponse, parseFilters } from "./peer-queries";
+import { changesResponse, closedSignal, parseFilters, waitParam } from "./peer-queries";
 
 /**
  * The naive peer: what a typical implementation of the same endpoints does, on a lean framework
  * (Fastify). Per request: the same token check, then `count(*)` over the team's items and an
  * `ORDER BY ... LIMIT ... OFFSET` page, the same JSON and Link header. No per-team counter, no
  * page boundaries, no version tag (so no 304: a revalidation gets the full 200), and cursors that
- * are offsets. Started by the benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
+ * are offsets; a long poll on the changes feed reads the feed again every second until something
+ * is new. Started by the benchmark with DATABASE_URL, PORT and DB_POOL_MAX.
  */
 
 const pool = new Pool({
@@ -96,7 +98,19 @@ for (const spec of [EVENTS_LIST, GUIDES_LIST] as AnyTeamList[]) {
     const perPage = pageParam(query.per_page, 100, 100);
     if (perPage === undefined) return reply.code(400).send({ status: 400 });
     const since = typeof query.since === "string" ? query.since : null;
-    const { status, body } = await changesResponse(pool, spec, caller, since, perPage);
+    const wait = waitParam(query.wait === undefined ? [] : ([] as unknown[]).concat(query.wait).map(String));
+    if (wait === undefined || (wait > 0 && since === null)) return reply.code(400).send({ status: 400 });
+    // A long poll as a typical implementation writes one: read, and while nothing is new, sleep a
+    // second and read again, until the wait is over or the client has gone.
+    const deadline = Date.now() + wait * 1000;
+    const gone = closedSignal(reply.raw);
+    let answer = await changesResponse(pool, spec, caller, since, perPage);
+    while (answer.nothingNew && !gone.aborted && Date.now() < deadline) {
+      await sleep(Math.min(1000, deadline - Date.now()), undefined, { signal: gone }).catch(() => undefined);
+      if (gone.aborted) break;
+      answer = await changesResponse(pool, spec, caller, since, perPage);
+    }
+    const { status, body } = answer;
     return reply.code(status).header("cache-control", "private, no-cache").type("application/json").send(body);
   });
 }

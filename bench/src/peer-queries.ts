@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import {
   type AnyTeamList,
   type ChangePosition,
@@ -8,7 +9,7 @@ import {
   type Queryable,
   readChanges,
 } from "@community/db/lists";
-import type { ChangesEnvelope } from "@community/domain";
+import { CHANGES_WAIT, type ChangesEnvelope } from "@community/domain";
 
 /**
  * What the floor and the naive peer share beyond the list statements: the filters of the query
@@ -58,6 +59,15 @@ interface SyncClaims {
 
 const encode = (claims: SyncClaims) => Buffer.from(JSON.stringify(claims)).toString("base64url");
 
+/** A changes response; `nothingNew` when it tells no change and no more to read (a long poll holds it). */
+export interface ChangesAnswer {
+  status: number;
+  body: string;
+  nothingNew: boolean;
+}
+
+const bare = (status: number): ChangesAnswer => ({ status, body: JSON.stringify({ status }), nothingNew: false });
+
 /**
  * A changes request after the token lookup, with the api's statements in the api's order: the
  * caller's membership, then the current position (no `since`) or one page of the feed.
@@ -68,25 +78,25 @@ export async function changesResponse(
   member: { user_id: string; team_id: string },
   since: string | null,
   perPage: number,
-): Promise<{ status: number; body: string }> {
+): Promise<ChangesAnswer> {
   let claims: SyncClaims | undefined;
   if (since !== null) {
     try {
       claims = JSON.parse(Buffer.from(since, "base64url").toString()) as SyncClaims;
     } catch {
-      return { status: 400, body: JSON.stringify({ status: 400 }) };
+      return bare(400);
     }
   }
   const { rows } = await db.query<{ team_id: string | null; team_since: number; now: number }>(MEMBERSHIP_SQL, [
     member.user_id,
   ]);
   const membership = rows[0];
-  const gone = { status: 410, body: JSON.stringify({ status: 410 }) };
+  const gone = bare(410);
   if (membership === undefined || membership.team_id !== member.team_id) return gone;
   if (claims === undefined) {
     const position = await currentChangePosition(db, { list: spec.list, teamId: member.team_id });
     const next = encode({ list: spec.list, team: member.team_id, issuedAt: membership.now, position });
-    return { status: 200, body: envelope([], next, false) };
+    return { status: 200, body: envelope([], next, false), nothingNew: false };
   }
   if (
     claims.list !== spec.list ||
@@ -100,7 +110,11 @@ export async function changesResponse(
     const read = await readChanges(db, spec, member.team_id, claims.position, perPage);
     const issuedAt = read.hasMore ? claims.issuedAt : membership.now;
     const next = encode({ list: spec.list, team: member.team_id, issuedAt, position: read.next });
-    return { status: 200, body: envelope(read.changes, next, read.hasMore) };
+    return {
+      status: 200,
+      body: envelope(read.changes, next, read.hasMore),
+      nothingNew: read.changes.length === 0 && !read.hasMore,
+    };
   } catch (error) {
     if (error instanceof ChangePositionExpiredError || error instanceof ChangePositionUnknownError) return gone;
     throw error;
@@ -110,4 +124,37 @@ export async function changesResponse(
 function envelope(changes: ChangesEnvelope<unknown>["changes"], next: string, hasMore: boolean): string {
   const value: ChangesEnvelope<unknown> = { changes, meta: { sync: { next, has_more: hasMore } } };
   return JSON.stringify(value);
+}
+
+/** `wait` of a changes request (contract 10.1): seconds, 0 when absent; undefined when malformed or repeated. */
+export function waitParam(values: readonly string[]): number | undefined {
+  if (values.length === 0) return CHANGES_WAIT.default;
+  const value = values[0] as string;
+  if (values.length > 1 || !/^[0-9]{1,2}$/.test(value)) return undefined;
+  const seconds = Number(value);
+  return seconds <= CHANGES_WAIT.max ? seconds : undefined;
+}
+
+/** Aborts when the response is done or its connection closes first (a long poll's client gone). */
+export function closedSignal(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.once("close", () => controller.abort());
+  return controller.signal;
+}
+
+/** Resolves true when `changed` resolves, false at `deadline` (epoch ms) or when `signal` aborts. */
+export function changedBefore(changed: Promise<void>, deadline: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (value: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", gone);
+      resolve(value);
+    };
+    const gone = () => finish(false);
+    timer = setTimeout(gone, Math.max(0, deadline - Date.now()));
+    if (signal.aborted) return finish(false);
+    signal.addEventListener("abort", gone, { once: true });
+    void changed.then(() => finish(true));
+  });
 }

@@ -13,6 +13,7 @@ import type { BenchReport, CaseReport, SizeReport } from "./report";
 import { markdownTable, spreadOf, summarize } from "./report";
 import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
 import { measureSyncCost } from "./sync-cost";
+import { parseSyncPushArgs, runSyncPush } from "./sync-push";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
@@ -38,7 +39,9 @@ function parseArgs(argv: string[]) {
   const unknown = argv.filter((a) => a !== "--quick" && a !== "--cpu-prof" && !a.startsWith("--sizes="));
   const rounds = positiveEnv("BENCH_ROUNDS", quick ? 2 : 3);
   if (unknown.length > 0)
-    throw new Error(`unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000, --mix)`);
+    throw new Error(
+      `unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000, --mix, --sync-push)`,
+    );
   return {
     quick,
     sizes,
@@ -312,6 +315,7 @@ function throughputChart(report: BenchReport): string {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes("--mix")) return runMix(parseMixArgs(argv));
+  if (argv.includes("--sync-push")) return runSyncPush(parseSyncPushArgs(argv));
   const settings = parseArgs(argv);
   const startedAt = new Date().toISOString();
   const loadBefore = load();

@@ -1,5 +1,13 @@
 // The statements of a list request on node-postgres, loadable without Prisma (the benchmark's
-// floor server runs them too).
+// floor server runs them too), and the notices that wake a long poll on the changes feed.
+export {
+  CHANGE_NOTICE_CHANNEL,
+  ChangeNotices,
+  type ChangeNoticesOptions,
+  type ChangeNoticesState,
+  type ListWatch,
+  type TeamListKey,
+} from "../change-notices";
 export * from "./changes";
 export * from "./events.list";
 export * from "./guides.list";

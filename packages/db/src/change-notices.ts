@@ -114,6 +114,10 @@ const keyOf = ({ teamId, list }: TeamListKey) => `${teamId} ${list}`;
 export class ChangeNotices {
   private readonly watches = new Map<string, Set<Watch>>();
   private readonly probes = new Map<string, () => void>();
+  /** performance.now() of the last notice per team list (bounded by the number of team lists). */
+  private readonly lastNotice = new Map<string, number>();
+  /** performance.now() when the state last became `listening`; undefined while polling. */
+  private listeningSince: number | undefined;
   private client: Client | undefined;
   private listening = false;
   private stopped = false;
@@ -156,8 +160,20 @@ export class ChangeNotices {
     this.pollTimer = undefined;
     this.client = undefined;
     this.listening = false;
+    this.listeningSince = undefined;
     // The LISTEN connection, and one being made or probed.
     await Promise.all([...this.open].map((client) => client.end().catch(() => undefined)));
+  }
+
+  /**
+   * Whether every commit to `key` since `since` (a performance.now() time) would have been told,
+   * and none was: notices have been listened to without a break since before `since`, and no
+   * notice for `key` has arrived since. A reading of the list's state begun at `since` is then
+   * still current, as far as any watch made from now on is concerned (a later commit fires it).
+   */
+  quietSince(key: TeamListKey, since: number): boolean {
+    if (this.listeningSince === undefined || this.listeningSince >= since) return false;
+    return (this.lastNotice.get(keyOf(key)) ?? Number.NEGATIVE_INFINITY) < since;
   }
 
   watch(key: TeamListKey): ListWatch {
@@ -238,6 +254,7 @@ export class ChangeNotices {
     }
     this.client = client;
     this.listening = true;
+    this.listeningSince = performance.now();
     this.retryMs = this.options.firstRetryMs ?? 250;
     this.report("listening", "notices sent on another connection arrive");
   }
@@ -285,6 +302,7 @@ export class ChangeNotices {
   private disconnected(reason: string): void {
     this.client = undefined;
     this.listening = false;
+    this.listeningSince = undefined;
     this.report("polling", reason);
     // Notices may have been lost before the loss was seen: every held request reads again.
     for (const set of [...this.watches.values()]) for (const watch of set) watch.fire();
@@ -298,6 +316,7 @@ export class ChangeNotices {
       return;
     }
     this.options.onNotice?.();
+    this.lastNotice.set(payload, performance.now());
     for (const watch of this.watches.get(payload) ?? []) watch.fire();
   }
 

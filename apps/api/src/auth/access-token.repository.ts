@@ -20,6 +20,7 @@ export class AccessTokenRepository {
     // An unknown token refused a moment ago costs no statement (see UnknownTokenCache for the bound).
     if (this.unknown.has(tokenHash)) return null;
     // One statement (one round trip) on the hot path of every request.
+    const listsReadAt = performance.now();
     const row = await lookUpToken(this.database.statements, tokenHash, now);
     // Only digests that match no token are remembered: a revoked or expired one can come back.
     if (row === undefined) this.unknown.add(tokenHash);
@@ -32,6 +33,7 @@ export class AccessTokenRepository {
           scopes: null,
           lists: row.lists,
           membership: row.membership,
+          listsReadAt,
         };
   }
 }

@@ -79,6 +79,24 @@ describe(ChangeNotices.name, () => {
     guides.cancel();
   });
 
+  it("says a list is quiet since a time only while it was listened to throughout and no notice of it came", async () => {
+    const events = { teamId: RUNNERS, list: "events" };
+    const guides = { teamId: RUNNERS, list: "guides" };
+    const before = performance.now();
+    expect(notices.quietSince(events, before)).toBe(true);
+    const watch = notices.watch(events);
+    await watch.ready;
+    await commitEvent(RUNNERS);
+    expect(await changed(watch)).toBe(true);
+    watch.cancel();
+    // A notice of events since `before`: not quiet; guides are; a time after the notice is quiet again.
+    expect(notices.quietSince(events, before)).toBe(false);
+    expect(notices.quietSince(guides, before)).toBe(true);
+    expect(notices.quietSince(events, performance.now())).toBe(true);
+    // A time before listening began is never quiet: commits then were not heard.
+    expect(notices.quietSince(guides, 0)).toBe(false);
+  });
+
   it("wakes every watch when the connection is lost, polls meanwhile, and listens again once it is back", async () => {
     const before = notices.watch({ teamId: RUNNERS, list: "guides" });
     await before.ready;
@@ -102,5 +120,7 @@ describe(ChangeNotices.name, () => {
     expect(await changed(after)).toBe(true);
     after.cancel();
     expect(states).toEqual(["listening", "polling", "listening"]);
+    // A time from before the connection was lost is not quiet, whatever came since.
+    expect(notices.quietSince({ teamId: RUNNERS, list: "guides" }, 1)).toBe(false);
   });
 });

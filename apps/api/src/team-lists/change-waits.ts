@@ -120,6 +120,11 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
     return held;
   }
 
+  /** ChangeNotices.quietSince: no commit to `key` since `since` that was not told. */
+  quietSince(key: TeamListKey, since: number): boolean {
+    return this.notices.quietSince(key, since);
+  }
+
   /** Whether commits are told by notices now, or held requests poll. */
   get noticesState(): ChangeNoticesState {
     return this.notices.state;

@@ -117,6 +117,23 @@ describe("long poll on the changes feed on postgres", () => {
     expect(waitsOf(first).held).toBe(0);
   });
 
+  it("starts a quiet hold from the token lookup's version, reading the feed only once woken", async () => {
+    const polls = async (answer: string) => {
+      const text = (await request(firstBase).get("/metrics")).text;
+      return Number(new RegExp(`^list_changes_polls_total\\{answer="${answer}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+    };
+    const since = await token(firstBase);
+    const [read, unchanged] = [await polls("read"), await polls("unchanged")];
+    const { response } = await (await held(first, firstBase, since, 1)).answer;
+    expect(response.body.changes).toEqual([]);
+    // Nothing committed between the lookup and the watch: no statement read the feed.
+    expect([await polls("read"), await polls("unchanged")]).toEqual([read, unchanged + 1]);
+    const { answer } = await held(first, firstBase, since);
+    await commitEvent(first.url, RUNNERS);
+    expect((await answer).response.body.changes).toHaveLength(1);
+    expect(await polls("read")).toBe(read + 1);
+  });
+
   it("wakes the held requests of every replica with the same commit", async () => {
     const since = await token(firstBase);
     const { answer: onFirst } = await held(first, firstBase, since);

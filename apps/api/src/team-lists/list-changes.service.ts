@@ -76,19 +76,26 @@ export class ListChangesService {
   }
 
   /**
-   * With `wait` (and `since`), held by ChangeWaits while nothing is new: each reading leaves out the
-   * token lookup's version (read before the hold began), and a reading after a wake reads the
-   * membership and the clock again too.
+   * With `wait` (and `since`), held by ChangeWaits while nothing is new: the first reading takes
+   * the token lookup's version only when no commit can have come between that lookup and the
+   * watch (else it reads the feed), and a reading after a wake reads the feed, the membership and
+   * the clock again.
    */
   async find(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery, hold?: WaitingCaller): Promise<PageBody> {
     const { teamId, userId } = team;
     if (hold === undefined || query.wait === 0 || query.since === undefined || teamId === null) {
       return (await this.readOnce(spec, team, query)).body;
     }
-    return this.waits.hold(
-      { key: { teamId, list: spec.list }, holder: hold.holder, seconds: query.wait, signal: hold.signal },
-      (again) => this.readOnce(spec, again ? { userId, teamId } : { ...team, lists: undefined }, query),
-    );
+    const key = { teamId, list: spec.list };
+    return this.waits.hold({ key, holder: hold.holder, seconds: query.wait, signal: hold.signal }, (again) => {
+      if (again) return this.readOnce(spec, { userId, teamId }, query);
+      // The first reading, made once the request watches its list: from the token lookup's
+      // version when no commit to the list can have slipped between that lookup and the watch
+      // (notices heard throughout, none for this list since: ChangeNotices.quietSince), else from
+      // the database.
+      const lookupCurrent = team.listsReadAt !== undefined && this.waits.quietSince(key, team.listsReadAt);
+      return this.readOnce(spec, lookupCurrent ? team : { ...team, lists: undefined }, query);
+    });
   }
 
   private async readOnce(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery): Promise<FeedRead> {

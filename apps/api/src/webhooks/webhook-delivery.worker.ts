@@ -46,6 +46,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   private readonly sweepTask: BackgroundTask<void>;
   private pool: Pool | undefined;
   private runner: Runner | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping = false;
+  private wakeStarter: (() => void) | undefined;
   private readonly attempts: Counter<"outcome">;
   private readonly latency: Histogram;
   private due = 0;
@@ -81,41 +84,74 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  /**
+   * Starts the worker in the background: the api serves (not ready) while its database is
+   * unreachable, and the worker must not hold that up, nor fail the start. Until the runner
+   * starts, it is tried again with backoff (1 s doubling to 30 s), the failure logged once.
+   */
+  onApplicationBootstrap(): void {
     const url = webhooksDatabaseUrl(this.config, this.database);
     if (url === undefined || !this.config.webhooks.delivery) return;
     // Its own small pool: graphile-worker keeps one connection for LISTEN (so a direct one, never
     // through a transaction pooler: DATABASE_LISTEN_URL) and runs its jobs on the others.
-    this.pool = new Pool({
+    const pool = new Pool({
       connectionString: url,
       max: this.config.webhooks.concurrency + 2,
       connectionTimeoutMillis: this.config.dbConnectTimeoutMs,
       application_name: "community-team-webhooks",
     });
+    this.pool = pool;
     // An idle connection's error (a restart of the server, say) is logged; the pool makes another.
     const lost = (error: Error) => this.logger.warn(`webhook worker connection: ${error.message}`);
-    this.pool.on("error", lost);
-    this.pool.on("connect", (client) => client.on("error", lost));
+    pool.on("error", lost);
+    pool.on("connect", (client) => client.on("error", lost));
+    this.starting = this.startRunner(pool);
+  }
+
+  private async startRunner(pool: Pool): Promise<void> {
     const { run, Logger: WorkerLogger } = await loadGraphileWorker();
-    this.runner = await run({
-      pgPool: this.pool,
-      concurrency: this.config.webhooks.concurrency,
-      noHandleSignals: true,
-      pollInterval: 1_000,
-      logger: new WorkerLogger(() => (level, message) => {
-        if (level === "error") this.logger.error(message);
-        else if (level === "warning") this.logger.warn(message);
-        else this.logger.debug(message);
-      }),
-      taskList: {
-        [DELIVER_TASK]: async (payload) => this.deliver((payload as { delivery: string }).delivery),
-      },
-    });
-    await this.sweep();
-    this.sweepTask.every(this.config.webhooks.sweepIntervalSeconds, () => this.sweep());
+    let delayMs = 1_000;
+    let logged = false;
+    while (!this.stopping) {
+      try {
+        this.runner = await run({
+          pgPool: pool,
+          concurrency: this.config.webhooks.concurrency,
+          noHandleSignals: true,
+          pollInterval: 1_000,
+          logger: new WorkerLogger(() => (level, message) => {
+            if (level === "error") this.logger.error(message);
+            else if (level === "warning") this.logger.warn(message);
+            else this.logger.debug(message);
+          }),
+          taskList: {
+            [DELIVER_TASK]: async (payload) => this.deliver((payload as { delivery: string }).delivery),
+          },
+        });
+        if (logged) this.logger.log("webhook delivery worker started");
+        await this.sweep();
+        this.sweepTask.every(this.config.webhooks.sweepIntervalSeconds, () => this.sweep());
+        return;
+      } catch (error) {
+        if (!logged) {
+          this.logger.warn(
+            `webhook delivery worker cannot start (${(error as Error).message}); retrying in the background`,
+          );
+          logged = true;
+        }
+        await new Promise<void>((resolve) => {
+          this.wakeStarter = resolve;
+          setTimeout(resolve, delayMs).unref();
+        });
+        delayMs = Math.min(delayMs * 2, 30_000);
+      }
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wakeStarter?.();
+    await this.starting;
     await this.sweepTask.stop();
     // Waits for the attempts under way (each at most WEBHOOK_TIMEOUT_MS).
     await this.runner?.stop();

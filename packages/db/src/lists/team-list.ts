@@ -126,4 +126,10 @@ export interface CallerTeam {
    * seconds since the epoch (the changes feed needs no statement of its own for them).
    */
   membership?: Readonly<{ teamSince: number; now: number }>;
+  /**
+   * `performance.now()` just before the statement that read `lists` was sent: a commit that
+   * statement did not see was told (LISTEN/NOTIFY) after this, which lets a held changes request
+   * start from `lists` without reading the feed (ChangeNotices.quietSince).
+   */
+  listsReadAt?: number;
 }

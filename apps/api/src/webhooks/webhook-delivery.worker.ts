@@ -26,18 +26,23 @@ export const DELIVER_TASK = "webhook_deliver";
 
 /**
  * Sends the notices the database makes due, on graphile-worker, a job queue in PostgreSQL
- * (docs/decisions.md, "Webhooks: graphile-worker"). Every replica runs a worker (unless
+ * (docs/decisions.md, "Webhooks: graphile-worker"). Every replica may run a worker (unless
  * WEBHOOK_DELIVERY=false); a job is locked by the one that runs it, so two replicas never make
  * the same attempt, and a receiver's notices go through a queue of their own, one at a time.
  *
+ * The worker starts only once there is something to send: a subscription made here, or, at a
+ * sweep, an active subscription or a pending notice in the database. Until then a replica holds
+ * neither graphile-worker (about 24 MB of code and heap), nor its pool and LISTEN connection, nor
+ * its polling: a deployment that uses no webhooks pays one cheap statement per sweep.
+ *
  * The sweep, every WEBHOOK_SWEEP_INTERVAL_SECONDS (30) on every replica (each step is safe to run twice):
- * - gives back the jobs of a worker that died mid-attempt (locked for longer than
- *   WEBHOOK_STALE_LOCK_SECONDS, 60, while an attempt lasts at most WEBHOOK_TIMEOUT_MS, 15 s), so that
- *   another replica, or this one restarted, makes the attempt again (same webhook-id);
  * - revokes the subscriptions whose user left the team or whose grant or tokens are gone;
- * - adds the job of every pending notice that has none (made while the queue's schema was missing,
- *   a database restored without it);
- * - removes finished log entries past WEBHOOK_LOG_RETENTION_DAYS, and counts what is still owed.
+ * - removes finished log entries past WEBHOOK_LOG_RETENTION_DAYS, and counts what is still owed;
+ * - once the worker runs: gives back the jobs of a worker that died mid-attempt (locked for longer
+ *   than WEBHOOK_STALE_LOCK_SECONDS, 60, while an attempt lasts at most WEBHOOK_TIMEOUT_MS, 15 s),
+ *   so that another replica, or this one restarted, makes the attempt again (same webhook-id); and
+ *   adds the job of every pending notice that has none (made while the queue's schema was
+ *   missing, a database restored without it).
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -48,7 +53,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   private runner: Runner | undefined;
   private starting: Promise<void> | undefined;
   private stopping = false;
-  private wakeStarter: (() => void) | undefined;
+  /** Where the worker connects; undefined: it never runs here (embedded database, or WEBHOOK_DELIVERY=false). */
+  private readonly url: string | undefined;
   private readonly attempts: Counter<"outcome">;
   private readonly latency: Histogram;
   private due = 0;
@@ -60,6 +66,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     scheduler: SchedulerRegistry,
   ) {
     this.deliveries = new WebhookDeliveries(database.pool);
+    this.url = config.webhooks.delivery ? webhooksDatabaseUrl(config, database) : undefined;
     this.sweepTask = new BackgroundTask(scheduler, "webhook-sweep");
     this.attempts = new Counter({
       name: "webhook_attempts_total",
@@ -84,14 +91,44 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     });
   }
 
-  /**
-   * Starts the worker in the background: the api serves (not ready) while its database is
-   * unreachable, and the worker must not hold that up, nor fail the start. Until the runner
-   * starts, it is tried again with backoff (1 s doubling to 30 s), the failure logged once.
-   */
   onApplicationBootstrap(): void {
-    const url = webhooksDatabaseUrl(this.config, this.database);
-    if (url === undefined || !this.config.webhooks.delivery) return;
+    if (this.url === undefined) return;
+    this.sweepTask.every(this.config.webhooks.sweepIntervalSeconds, () => this.tick());
+    // In the background: the api serves (not ready) while its database is unreachable.
+    void this.sweepTask.run(() => this.tick());
+  }
+
+  /**
+   * Starts this replica's worker, unless it runs or is starting (a subscription was just made, or a
+   * sweep found something to send). A start that fails is logged, and tried again at the next sweep.
+   */
+  ensureStarted(): Promise<void> {
+    if (this.url === undefined || this.stopping) return Promise.resolve();
+    this.starting ??= this.startRunner(this.url).catch((error: Error) => {
+      this.starting = undefined;
+      this.logger.warn(`webhook delivery worker cannot start (${error.message}); trying again at the next sweep`);
+    });
+    return this.starting;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.runner === undefined && !this.stopping) {
+      const needed = await this.somethingToSend().catch(() => false);
+      if (needed) await this.ensureStarted();
+    }
+    await this.sweep();
+  }
+
+  private async somethingToSend(): Promise<boolean> {
+    const { rows } = await this.database.pool.query<{ needed: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE status = 'active')
+           OR EXISTS (SELECT 1 FROM webhook_deliveries WHERE state = 'pending') AS needed`,
+    );
+    return rows[0]?.needed === true;
+  }
+
+  private async startRunner(url: string): Promise<void> {
+    const { run, Logger: WorkerLogger } = await loadGraphileWorker();
     // Its own small pool: graphile-worker keeps one connection for LISTEN (so a direct one, never
     // through a transaction pooler: DATABASE_LISTEN_URL) and runs its jobs on the others.
     const pool = new Pool({
@@ -100,57 +137,37 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       connectionTimeoutMillis: this.config.dbConnectTimeoutMs,
       application_name: "community-team-webhooks",
     });
-    this.pool = pool;
     // An idle connection's error (a restart of the server, say) is logged; the pool makes another.
     const lost = (error: Error) => this.logger.warn(`webhook worker connection: ${error.message}`);
     pool.on("error", lost);
     pool.on("connect", (client) => client.on("error", lost));
-    this.starting = this.startRunner(pool);
-  }
-
-  private async startRunner(pool: Pool): Promise<void> {
-    const { run, Logger: WorkerLogger } = await loadGraphileWorker();
-    let delayMs = 1_000;
-    let logged = false;
-    while (!this.stopping) {
-      try {
-        this.runner = await run({
-          pgPool: pool,
-          concurrency: this.config.webhooks.concurrency,
-          noHandleSignals: true,
-          pollInterval: 1_000,
-          logger: new WorkerLogger(() => (level, message) => {
-            if (level === "error") this.logger.error(message);
-            else if (level === "warning") this.logger.warn(message);
-            else this.logger.debug(message);
-          }),
-          taskList: {
-            [DELIVER_TASK]: async (payload) => this.deliver((payload as { delivery: string }).delivery),
-          },
-        });
-        if (logged) this.logger.log("webhook delivery worker started");
-        await this.sweep();
-        this.sweepTask.every(this.config.webhooks.sweepIntervalSeconds, () => this.sweep());
-        return;
-      } catch (error) {
-        if (!logged) {
-          this.logger.warn(
-            `webhook delivery worker cannot start (${(error as Error).message}); retrying in the background`,
-          );
-          logged = true;
-        }
-        await new Promise<void>((resolve) => {
-          this.wakeStarter = resolve;
-          setTimeout(resolve, delayMs).unref();
-        });
-        delayMs = Math.min(delayMs * 2, 30_000);
-      }
+    try {
+      this.runner = await run({
+        pgPool: pool,
+        concurrency: this.config.webhooks.concurrency,
+        noHandleSignals: true,
+        pollInterval: 1_000,
+        logger: new WorkerLogger(() => (level, message) => {
+          if (level === "error") this.logger.error(message);
+          else if (level === "warning") this.logger.warn(message);
+          else this.logger.debug(message);
+        }),
+        taskList: {
+          [DELIVER_TASK]: async (payload) => this.deliver((payload as { delivery: string }).delivery),
+        },
+      });
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
     }
+    this.pool = pool;
+    this.logger.debug("webhook delivery worker started");
+    // The notices made while no worker ran (or before the queue's schema existed) get their jobs.
+    void this.sweepTask.run(() => this.sweep());
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    this.wakeStarter?.();
     await this.starting;
     await this.sweepTask.stop();
     // Waits for the attempts under way (each at most WEBHOOK_TIMEOUT_MS).
@@ -214,6 +231,16 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   async sweep(): Promise<void> {
     try {
       const pool = this.database.pool;
+      await this.deliveries.revokeFallen();
+      await pool.query(
+        `DELETE FROM webhook_deliveries WHERE state <> 'pending' AND completed_at < now() - make_interval(secs => $1)`,
+        [this.config.webhooks.logRetentionSeconds],
+      );
+      const { rows } = await pool.query<{ due: number }>(
+        "SELECT count(*)::int AS due FROM webhook_deliveries WHERE state = 'pending'",
+      );
+      this.due = rows[0]?.due ?? 0;
+      if (this.runner === undefined) return;
       await pool.query(
         `SELECT graphile_worker.force_unlock_workers(array_agg(DISTINCT locked_by))
            FROM graphile_worker.jobs
@@ -228,15 +255,6 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
             AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs j WHERE j.key = 'webhook-delivery:' || d.id)
           LIMIT 1000`,
       );
-      await this.deliveries.revokeFallen();
-      await pool.query(
-        `DELETE FROM webhook_deliveries WHERE state <> 'pending' AND completed_at < now() - make_interval(secs => $1)`,
-        [this.config.webhooks.logRetentionSeconds],
-      );
-      const { rows } = await pool.query<{ due: number }>(
-        "SELECT count(*)::int AS due FROM webhook_deliveries WHERE state = 'pending'",
-      );
-      this.due = rows[0]?.due ?? 0;
     } catch (error) {
       this.logger.warn(`webhook sweep failed: ${(error as Error).message}`);
     }

@@ -7,6 +7,7 @@ import { DATABASE } from "../database/database.tokens";
 import type { CreateWebhookDto } from "./dto/create-webhook.dto";
 import { postNotice } from "./outbound/post-notice";
 import { checkWebhookUrl, resolveAndCheck } from "./outbound/webhook-url";
+import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 import { newWebhookSecret, SECRET_OVERLAP_SECONDS, signedHeaders, storedSecret } from "./webhook-secrets";
 import {
   type DeliveryRow,
@@ -49,6 +50,7 @@ export class WebhooksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DATABASE) database: Database,
     private readonly subscriptions: WebhookSubscriptionsRepository,
+    private readonly worker: WebhookDeliveryWorker,
   ) {
     this.available = webhooksDatabaseUrl(config, database) !== undefined;
   }
@@ -101,6 +103,8 @@ export class WebhooksService {
       subscriptionsMax,
     );
     if (subscription === null) throw new WebhookLimitException(subscriptionsMax);
+    // This replica's worker, if it was idle, starts now: the first notice is not left for a sweep.
+    void this.worker.ensureStarted();
     return { subscription, secret };
   }
 

@@ -91,6 +91,11 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     });
   }
 
+  /** Whether this replica's worker runs (it starts once there is something to send). */
+  get running(): boolean {
+    return this.runner !== undefined;
+  }
+
   onApplicationBootstrap(): void {
     if (this.url === undefined) return;
     this.sweepTask.every(this.config.webhooks.sweepIntervalSeconds, () => this.tick());

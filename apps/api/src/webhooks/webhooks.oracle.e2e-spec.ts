@@ -3,16 +3,18 @@ import type { AddressInfo } from "node:net";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import type { PoolClient } from "pg";
 import request from "supertest";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
 import { TestReceiver } from "./testing/receiver";
+import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 
 /**
  * Nothing lost, against plain SQL: seeded writers (inserts, renames, deletes, rollbacks, several
  * lists and teams in one transaction, overlapping) run while a receiver keeps a copy of the
  * runners' events and guides the way a subscriber should: each notice makes it read the changes
  * feed from its last token, and it never polls. Once the writers stop and the notices are sent,
- * the copy equals the lists as plain SQL reads them, field for field (id and name), and no notice
- * spoke of a list not subscribed. ORACLE_SEED replays a schedule.
+ * the copy equals the lists as plain SQL reads them, field for field (id and name). Two replicas
+ * run the delivery worker meanwhile: no notice is sent twice (every attempt is answered 2xx, so
+ * none is retried). ORACLE_SEED replays a schedule.
  */
 const WEBHOOKS = "/v1/me/community/team/webhooks";
 const seed = process.env.ORACLE_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.ORACLE_SEED);
@@ -79,13 +81,14 @@ class NoticeDrivenCopy {
 
 describe("webhooks against plain SQL under overlapping writers", () => {
   let e2e: E2eApp;
+  let second: E2eApp;
   let base: string;
   let receiver: TestReceiver;
 
   beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      env: { RATE_LIMIT_MAX: "0", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", WEBHOOK_SWEEP_INTERVAL_SECONDS: "1" },
-    });
+    const env = { RATE_LIMIT_MAX: "0", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", WEBHOOK_SWEEP_INTERVAL_SECONDS: "1" };
+    e2e = await startE2eApp("postgres", contractFixture(), { env });
+    second = await startE2eAppOn(e2e.url, undefined, undefined, env);
     await e2e.app.listen(0, "127.0.0.1");
     base = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
     receiver = await TestReceiver.start();
@@ -93,6 +96,7 @@ describe("webhooks against plain SQL under overlapping writers", () => {
 
   afterAll(async () => {
     await receiver?.close();
+    await second?.close();
     await e2e?.close();
   });
 
@@ -212,6 +216,10 @@ describe("webhooks against plain SQL under overlapping writers", () => {
       `webhooks oracle seed ${seed}: ${JSON.stringify(log.rows)}; feed reads: events ${copies.events.reads}, guides ${copies.guides.reads}`,
     );
     expect(log.rows.every((row) => row.state === "delivered")).toBe(true);
+    const ids = receiver.received.map((notice) => String(notice.headers["webhook-id"]));
+    expect(ids.length - new Set(ids).size).toBe(0);
+    // Both replicas ran a worker (the second started it at a sweep: it made no subscription).
+    expect([e2e, second].map((app) => app.app.get(WebhookDeliveryWorker).running)).toEqual([true, true]);
     for (const list of ["events", "guides"] as const) {
       expect({ list, copy: [...copies[list].items].sort() }).toEqual({ list, copy: [...(await listed(list))].sort() });
     }

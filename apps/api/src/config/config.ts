@@ -34,6 +34,20 @@ const boolean = (name: string, fallback: boolean) =>
       return z.NEVER;
     });
 
+/** A variable read by `parse`, whose error message (naming the variable) becomes the issue. */
+const parsedBy = <T>(parse: (raw: string | undefined) => T) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parse(raw);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
 const postgresUrl = (name: string) =>
   z
     .string()
@@ -430,28 +444,8 @@ export const EnvSchema = z.object({
   SYNC_RETENTION_DAYS: integer("SYNC_RETENTION_DAYS", 7, 3_650, 7),
   CHANGE_LOG_SWEEP_INTERVAL_SECONDS: integer("CHANGE_LOG_SWEEP_INTERVAL_SECONDS", 0, 86_400, 3_600),
   CHANGES_WAIT_MAX_PER_TOKEN: integer("CHANGES_WAIT_MAX_PER_TOKEN", 0, 10_000, 4),
-  WEBHOOK_ALLOWED_HOSTS: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      try {
-        return parseAllowedHosts(raw);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      try {
-        return parseRetrySchedule(raw);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  WEBHOOK_ALLOWED_HOSTS: parsedBy(parseAllowedHosts),
+  WEBHOOK_RETRY_SCHEDULE: parsedBy(parseRetrySchedule),
   WEBHOOK_DELIVERY: boolean("WEBHOOK_DELIVERY", true),
   WEBHOOK_DELIVERY_CONCURRENCY: integer("WEBHOOK_DELIVERY_CONCURRENCY", 1, 100, 8),
   WEBHOOK_TIMEOUT_MS: integer("WEBHOOK_TIMEOUT_MS", 100, 15_000, 15_000),

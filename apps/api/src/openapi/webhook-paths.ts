@@ -144,7 +144,16 @@ export function webhookPaths(): Record<string, Json> {
           description:
             "Every notice made for the subscription (the ping included), newest first, paginated as a list's page mode: its attempts, the last status code and error, and its state.",
           parameters: [{ $ref: "#/components/parameters/page" }, { $ref: "#/components/parameters/per_page" }],
-          responses: { "200": { description: "A page of the log.", content: json("WebhookDeliveries") } },
+          responses: {
+            "200": {
+              description: "A page of the log, with the Link and X-Total-Count headers of a list's page mode.",
+              headers: {
+                Link: { $ref: "#/components/headers/Link" },
+                "X-Total-Count": { $ref: "#/components/headers/X-Total-Count" },
+              },
+              content: json("WebhookDeliveries"),
+            },
+          },
         },
         ["InvalidQuery", "WebhookNotFound"],
       ),

@@ -192,8 +192,9 @@ export class WebhookSubscriptionsRepository {
     owner: WebhookOwner,
     id: string,
     page: { offset: number; limit: number },
-  ): Promise<{ items: DeliveryRow[]; total: number } | null> {
-    if ((await this.find(owner, id)) === null) return null;
+  ): Promise<{ subscriptionId: string; items: DeliveryRow[]; total: number } | null> {
+    const subscription = await this.find(owner, id);
+    if (subscription === null) return null;
     const [items, total] = await Promise.all([
       this.database.prisma.webhookDelivery.findMany({
         where: { subscriptionId: id },
@@ -204,7 +205,7 @@ export class WebhookSubscriptionsRepository {
       }),
       this.database.prisma.webhookDelivery.count({ where: { subscriptionId: id } }),
     ]);
-    return { items: items as DeliveryRow[], total };
+    return { subscriptionId: subscription.id, items: items as DeliveryRow[], total };
   }
 
   /**

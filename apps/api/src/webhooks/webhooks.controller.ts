@@ -1,4 +1,5 @@
 import {
+  buildLinkHeader,
   WEBHOOKS_SCOPE,
   type WebhookDeliveries,
   type WebhookDeliveryResource,
@@ -100,11 +101,19 @@ export class WebhooksController {
     @Param("id") id: string,
     @Query() query: DeliveriesQueryDto,
     @Req() request: AuthenticatedRequest,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<WebhookDeliveries> {
     this.webhooks.assertAvailable();
     const page = { page: query.page, perPage: query.per_page };
-    const { items, total } = await this.webhooks.deliveries(request.member, id, page);
-    return deliveriesPage(items, total, page.page, page.perPage);
+    const { subscriptionId, items, total } = await this.webhooks.deliveries(request.member, id, page);
+    const body = deliveriesPage(items, total, page.page, page.perPage);
+    // As a list's page: Link (first, prev, next, last) and X-Total-Count. The path carries the id
+    // as stored, never the request's text.
+    response.set({
+      Link: buildLinkHeader(`/${WEBHOOKS_PATH}/${subscriptionId}/deliveries`, body.meta.pagination),
+      "X-Total-Count": String(total),
+    });
+    return body;
   }
 
   @Post(":id/deliveries/:delivery/redeliver")

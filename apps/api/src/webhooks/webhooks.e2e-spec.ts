@@ -173,6 +173,17 @@ describe("webhooks on postgres", () => {
       }),
     ]);
     expect(log.body.meta.pagination).toEqual({ current_page: 1, per_page: 100, total_pages: 1 });
+    expect(log.headers["x-total-count"]).toBe("1");
+    expect(log.headers.link).toBe(
+      `<${WEBHOOKS}/${created.id}/deliveries?page=1&per_page=100>; rel="first", <${WEBHOOKS}/${created.id}/deliveries?page=1&per_page=100>; rel="last"`,
+    );
+    const past = await request(base).get(`${WEBHOOKS}/${created.id}/deliveries?page=2147483647`).set(auth());
+    expect([past.status, past.body.deliveries, past.headers["x-total-count"]]).toEqual([200, [], "1"]);
+    expectProblem(
+      await request(base).get(`${WEBHOOKS}/${created.id}/deliveries?per_page=0`).set(auth()),
+      400,
+      "invalid-query",
+    );
   });
 
   it("stores nothing when the ping is not answered 2xx (422 naming url)", async () => {

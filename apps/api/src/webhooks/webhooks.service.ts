@@ -136,11 +136,12 @@ export class WebhooksService {
     member: Member,
     id: string,
     page: { page: number; perPage: number },
-  ): Promise<{ items: DeliveryRow[]; total: number }> {
+  ): Promise<{ subscriptionId: string; items: DeliveryRow[]; total: number }> {
     const offset = (page.page - 1) * page.perPage;
-    // Past the log's end (or past any page a number can name): an empty page, as a list's.
-    if (!Number.isSafeInteger(offset + page.perPage)) return { items: [], total: 0 };
-    return (await this.subscriptions.deliveries(ownerOf(member), id, { offset, limit: page.perPage })) ?? notFound();
+    const owner = ownerOf(member);
+    // Past any page a number can name: an empty page, as a list's (the log's length still counted).
+    const limit = Number.isSafeInteger(offset + page.perPage) ? page.perPage : 0;
+    return (await this.subscriptions.deliveries(owner, id, { offset: limit === 0 ? 0 : offset, limit })) ?? notFound();
   }
 
   async redeliver(member: Member, id: string, deliveryId: string): Promise<DeliveryRow> {

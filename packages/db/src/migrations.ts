@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Client, type Pool } from "pg";
+import { isEmbeddedDatabaseUrl } from "./embedded";
 
 /** prisma/migrations at the root of the workspace (the same depth from src/ and dist/). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
@@ -122,6 +123,7 @@ export async function migrateDeploy(
   const log = options.log ?? ((line: string) => (options.quiet ? undefined : process.stderr.write(`${line}\n`)));
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
+  const done: string[] = [];
   try {
     await client.query("SELECT pg_advisory_lock($1)", [PRISMA_MIGRATE_LOCK_KEY]);
     await client.query(CREATE_BOOKKEEPING);
@@ -136,7 +138,6 @@ export async function migrateDeploy(
       );
     }
     const applied = new Map(rows.rows.map((r) => [r.migration_name, r.checksum]));
-    const done: string[] = [];
     for (const name of listMigrations(dir)) {
       const sql = readFileSync(path.join(dir, name, "migration.sql"));
       const checksum = migrationChecksum(sql);
@@ -168,9 +169,25 @@ export async function migrateDeploy(
       log(`applied ${name}`);
       done.push(name);
     }
-    return done;
   } finally {
     await client.query("SELECT pg_advisory_unlock_all()").catch(() => undefined);
     await client.end();
   }
+  if (!isEmbeddedDatabaseUrl(url)) await migrateJobQueue(url);
+  return done;
+}
+
+type GraphileWorker = typeof import("graphile-worker", { with: { "resolution-mode": "import" }});
+
+/**
+ * The webhooks' job queue: graphile-worker's own schema (`graphile_worker`), installed or brought
+ * up to the version the api uses by its own migrations (under its own advisory lock), with ours.
+ * Its workers would do it at their first start otherwise, while the lists' commits already call
+ * into it (the notices' trigger): a schema being replaced under a commit fails nothing (the
+ * trigger leaves the job to the api's sweep), but delays that commit's notice. Not on the embedded
+ * database, which carries no queue.
+ */
+async function migrateJobQueue(url: string): Promise<void> {
+  const { runMigrations, Logger } = (await import("graphile-worker")) as GraphileWorker;
+  await runMigrations({ connectionString: url, logger: new Logger(() => () => undefined) });
 }

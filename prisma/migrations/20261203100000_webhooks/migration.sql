@@ -102,21 +102,28 @@ CREATE FUNCTION "webhook_queue_name"("receiver" TEXT) RETURNS TEXT LANGUAGE sql 
 
 -- Adds the job that sends a pending delivery at p_run_at. Mode 'unsafe_dedupe' (the commit trigger,
 -- the sweep) adds none when it has one, whatever that job's state; 'replace' (a retry, a
--- redelivery) moves a waiting job to run_at, or adds one beside a job under way. Without graphile-worker's schema (no api has started its worker on
--- this database yet), does nothing: the api's sweep adds the job once it has.
+-- redelivery) moves a waiting job to run_at, or adds one beside a job under way. Without
+-- graphile-worker's schema (no api has started its worker on this database yet), or when adding
+-- the job fails (its schema being migrated at that moment, say), it does nothing, and never fails
+-- the transaction that calls it (a commit of the lists): the notice's row is stored all the same,
+-- and the api's sweep adds its job.
 CREATE FUNCTION "webhook_enqueue"("p_delivery" TEXT, "p_receiver" TEXT, "p_run_at" TIMESTAMPTZ, "p_mode" TEXT DEFAULT 'unsafe_dedupe') RETURNS void LANGUAGE plpgsql AS E'
 BEGIN
   IF to_regprocedure(''graphile_worker.add_job(text,json,text,timestamp with time zone,integer,text,integer,text[],text)'') IS NULL THEN
     RETURN\x3B
   END IF\x3B
-  PERFORM graphile_worker.add_job(
-    ''webhook_deliver'',
-    json_build_object(''delivery'', p_delivery),
-    queue_name => webhook_queue_name(p_receiver),
-    run_at => p_run_at,
-    max_attempts => 25,
-    job_key => ''webhook-delivery:'' || p_delivery,
-    job_key_mode => p_mode)\x3B
+  BEGIN
+    PERFORM graphile_worker.add_job(
+      ''webhook_deliver'',
+      json_build_object(''delivery'', p_delivery),
+      queue_name => webhook_queue_name(p_receiver),
+      run_at => p_run_at,
+      max_attempts => 25,
+      job_key => ''webhook-delivery:'' || p_delivery,
+      job_key_mode => p_mode)\x3B
+  EXCEPTION WHEN OTHERS THEN
+    RAISE LOG ''webhook notice % left for the sweep: %'', p_delivery, SQLERRM\x3B
+  END\x3B
 END
 ';
 

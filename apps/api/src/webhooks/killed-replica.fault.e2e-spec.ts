@@ -33,9 +33,15 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
 
 function psql(url: string, sql: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn("psql", [url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql], { stdio: "ignore" });
+    const child = spawn("psql", [url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`psql exited ${code}`))));
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`psql exited ${code}: ${stderr}`))));
   });
 }
 

@@ -8,6 +8,7 @@ import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { TestReceiver } from "./testing/receiver";
+import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 
 /**
  * Webhooks (contract 10.2) on PostgreSQL, with receivers on loopback (127.0.0.1 is the allowed
@@ -303,6 +304,32 @@ describe("webhooks on postgres", () => {
     }, "a second notice follows the commit made during the first");
     expect(notices[1]?.headers["webhook-id"]).not.toBe(notices[0]?.headers["webhook-id"]);
     receiver.beforeAnswer = undefined;
+  });
+
+  it("never fails a commit when the queue cannot take the notice's job, and sends it once the queue can", async () => {
+    await subscribe(["events"]);
+    const signature =
+      "graphile_worker.add_job(text,json,text,timestamp with time zone,integer,text,integer,text[],text)";
+    const { rows } = await e2e.database.pool.query<{ definition: string }>(
+      `SELECT pg_get_functiondef(to_regprocedure($1)) AS definition`,
+      [signature],
+    );
+    const original = rows[0]?.definition as string;
+    // The queue's function fails, as it would while its schema is being replaced.
+    await e2e.database.pool.query(
+      original
+        .replace(/AS \$(\w*)\$[\s\S]*\$\1\$/, "AS $x$begin raise exception 'queue away'; end$x$")
+        .replace(/LANGUAGE \w+/, "LANGUAGE plpgsql"),
+    );
+    try {
+      await commitEvents(e2e.url, RUNNERS);
+      expect(await owed("state = 'pending'")).toBe(1);
+    } finally {
+      await e2e.database.pool.query(original);
+    }
+    // The sweep gives the notice its job.
+    await e2e.app.get(WebhookDeliveryWorker).sweep();
+    await until(() => receiver.ofType("events.changed").length === 1, "the notice arrives once its job exists");
   });
 
   it("retries a notice answered 503 with the same webhook-id, and logs both attempts", async () => {

@@ -151,6 +151,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
         pgPool: pool,
         concurrency: this.config.webhooks.concurrency,
         noHandleSignals: true,
+        // Its few statements a second need no names: it then works through a transaction pooler
+        // too, should DATABASE_LISTEN_URL be left unset (its LISTEN then hears nothing there, and
+        // the 1 s poll finds the jobs).
+        noPreparedStatements: true,
         pollInterval: 1_000,
         logger: new WorkerLogger(() => (level, message) => {
           if (level === "error") this.logger.error(message);

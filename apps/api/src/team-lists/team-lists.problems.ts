@@ -38,11 +38,16 @@ export class NoCommunityTeamException extends ProblemException {
   }
 }
 
+/** A method the path does not answer: 405 with the methods it does (a list's: GET, HEAD). */
 export class MethodNotAllowedException extends ProblemException {
-  constructor(method: string) {
-    super(TEAM_LIST_PROBLEMS.MethodNotAllowed, `${method} is not allowed here; use GET or HEAD`, {
-      Allow: ALLOWED_METHODS,
-    });
+  constructor(method: string, allowed: string = ALLOWED_METHODS) {
+    super(
+      TEAM_LIST_PROBLEMS.MethodNotAllowed,
+      `${method} is not allowed here; use ${allowed.replace(/, ([A-Z]+)$/, " or $1")}`,
+      {
+        Allow: allowed,
+      },
+    );
   }
 }
 

@@ -26,12 +26,11 @@ import type { Request, Response } from "express";
 import { type AuthenticatedRequest, BearerAuthGuard } from "../auth/bearer-auth.guard";
 import { AcceptJsonGuard } from "../common/accept-json.guard";
 import { Public, RequiredScope } from "../common/public.decorator";
-import { NoCommunityTeamException } from "../team-lists/team-lists.problems";
+import { MethodNotAllowedException, NoCommunityTeamException } from "../team-lists/team-lists.problems";
 import { CreateWebhookDto } from "./dto/create-webhook.dto";
 import { DeliveriesQueryDto } from "./dto/deliveries-query.dto";
 import { WebhookBodyInterceptor, WebhookBodyValidationPipe } from "./webhook-body";
 import { deliveriesPage, deliveryResource, webhookResource } from "./webhook-resources";
-import { WebhookMethodNotAllowedException } from "./webhooks.problems";
 import { WebhooksService } from "./webhooks.service";
 
 export const WEBHOOKS_PATH = "v1/me/community/team/webhooks";
@@ -127,18 +126,29 @@ export class WebhooksController {
     return { delivery: deliveryResource(await this.webhooks.redeliver(request.member, id, delivery)) };
   }
 
-  // Declared after the routes above: Express tries routes in order.
-  @All(["", ":id", ":id/rotate-secret", ":id/deliveries", ":id/deliveries/:delivery/redeliver"])
+  // The 405s, declared after the routes above (Express tries routes in order): each path with the
+  // methods it answers.
+  @All()
   @Public()
-  otherMethods(@Req() request: Request): never {
-    const path = request.path.replace(/\/+$/, "");
-    const allowed = path.endsWith("/webhooks")
-      ? "GET, HEAD, POST"
-      : path.endsWith("/rotate-secret") || path.endsWith("/redeliver")
-        ? "POST"
-        : path.endsWith("/deliveries")
-          ? "GET, HEAD"
-          : "GET, HEAD, DELETE";
-    throw new WebhookMethodNotAllowedException(request.method, allowed);
+  collectionOtherMethods(@Req() request: Request): never {
+    throw new MethodNotAllowedException(request.method, "GET, HEAD, POST");
+  }
+
+  @All(":id")
+  @Public()
+  subscriptionOtherMethods(@Req() request: Request): never {
+    throw new MethodNotAllowedException(request.method, "GET, HEAD, DELETE");
+  }
+
+  @All(":id/deliveries")
+  @Public()
+  logOtherMethods(@Req() request: Request): never {
+    throw new MethodNotAllowedException(request.method, "GET, HEAD");
+  }
+
+  @All([":id/rotate-secret", ":id/deliveries/:delivery/redeliver"])
+  @Public()
+  actionOtherMethods(@Req() request: Request): never {
+    throw new MethodNotAllowedException(request.method, "POST");
   }
 }

@@ -256,6 +256,18 @@ describe("webhooks on postgres", () => {
     const put = await request(base).put(WEBHOOKS).set(auth());
     expectProblem(put, 405, "method-not-allowed");
     expect(put.headers.allow).toBe("GET, HEAD, POST");
+    // Each path its own methods, whatever its id is spelled like.
+    for (const [path, allowed] of [
+      ["/wh_0000000000000000000000", "GET, HEAD, DELETE"],
+      ["/rotate-secret", "GET, HEAD, DELETE"],
+      ["/wh_0000000000000000000000/deliveries", "GET, HEAD"],
+      ["/wh_0000000000000000000000/rotate-secret", "POST"],
+      ["/wh_0000000000000000000000/deliveries/msg_0/redeliver", "POST"],
+    ]) {
+      const response = await request(base).put(`${WEBHOOKS}${path}`).set(auth());
+      expectProblem(response, 405, "method-not-allowed");
+      expect([path, response.headers.allow]).toEqual([path, allowed]);
+    }
   });
 
   it("tells a commit through psql within 5 s, signed, and says nothing of the change itself", async () => {

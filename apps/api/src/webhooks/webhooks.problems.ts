@@ -1,5 +1,4 @@
 import { FieldErrorsException, type ParameterError, ProblemException, type ProblemType } from "../common/problems";
-import { TEAM_LIST_PROBLEMS } from "../team-lists/team-lists.problems";
 
 /** The webhooks' problem types (contract 10.2). */
 export const WEBHOOK_PROBLEMS = {
@@ -111,12 +110,5 @@ export class WebhookInactiveException extends ProblemException {
 export class WebhooksUnavailableException extends ProblemException {
   constructor() {
     super(WEBHOOK_PROBLEMS.WebhooksUnavailable, "Webhooks need PostgreSQL: set DATABASE_URL");
-  }
-}
-
-/** Another method on a webhooks path: 405 with the methods it takes. */
-export class WebhookMethodNotAllowedException extends ProblemException {
-  constructor(method: string, allowed: string) {
-    super(TEAM_LIST_PROBLEMS.MethodNotAllowed, `${method} is not allowed here; use ${allowed}`, { Allow: allowed });
   }
 }

@@ -167,13 +167,13 @@ export class WebhookSubscriptionsRepository {
   ): Promise<WebhookSubscriptionRow | null> {
     if (!SUBSCRIPTION_ID.test(id)) return null;
     return this.database.prisma.$transaction(async (tx) => {
-      const current = await tx.webhookSubscription.findFirst({
-        where: { id, userId: owner.userId, clientId: owner.clientId },
-        select: { secret: true },
-      });
-      if (current === null) return null;
-      // Locks the row: two rotations at once keep the overlap of the one that commits second.
-      await tx.$executeRaw`SELECT 1 FROM webhook_subscriptions WHERE id = ${id} FOR UPDATE`;
+      // The secret being replaced, read under the row's lock: of two rotations at once, the
+      // second waits and keeps the first's new secret as its previous one, so none is lost.
+      const [current] = await tx.$queryRaw<{ secret: unknown }[]>`
+        SELECT secret FROM webhook_subscriptions
+         WHERE id = ${id} AND user_id = ${owner.userId} AND client_id = ${owner.clientId}
+           FOR UPDATE`;
+      if (current === undefined) return null;
       const rotated = await tx.webhookSubscription.update({
         where: { id },
         data: {

@@ -399,6 +399,22 @@ describe("webhooks on postgres", () => {
     expect(verified(rotated.body.secret, notice as never)).toMatchObject({ type: "events.changed" });
   });
 
+  it("loses no secret to two rotations at once: the notice is signed by both new secrets", async () => {
+    const created = await subscribe(["events"]);
+    const rotations = await Promise.all(
+      [0, 1].map(() => request(base).post(`${WEBHOOKS}/${created.id}/rotate-secret`).set(auth())),
+    );
+    expect(rotations.map((r) => r.status)).toEqual([200, 200]);
+    await commitEvents(e2e.url, RUNNERS);
+    const [notice] = await until(() => {
+      const got = receiver.ofType("events.changed");
+      return got.length > 0 && got;
+    }, "the notice arrives");
+    for (const rotated of rotations)
+      expect(verified(rotated.body.secret, notice as never)).toMatchObject({ type: "events.changed" });
+    expect(() => verified(created.secret, notice as never)).toThrow();
+  });
+
   it("redelivers a logged notice with the same webhook-id", async () => {
     const created = await subscribe(["events"]);
     const [ping] = receiver.received;

@@ -1,5 +1,5 @@
 import { wireEvent } from "@community/domain/testing";
-import { FakeCommunityApi } from "@community/fixtures/testing";
+import { FakeCommunityApi, until } from "@community/fixtures/testing";
 import { EXIT } from "./exit-codes";
 import { run } from "./run";
 
@@ -45,13 +45,6 @@ describe("the CLI's changes --follow", () => {
   const release = () => {
     for (const go of held.splice(0)) go();
   };
-  async function until(check: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
   const stdout = () => out.join("");
 
   beforeEach(async () => {
@@ -72,16 +65,16 @@ describe("the CLI's changes --follow", () => {
 
   it("prints each change as a JSON line as it commits, from now, and ends with 0 when interrupted", async () => {
     const running = start(["changes", "events", "--follow", "--format", "json"]);
-    await until(() => held.length === 1, "the first long poll is held");
+    await until(() => held.length === 1, "the first long poll is held", 5_000, 5);
     expect(stdout()).toBe("");
 
     api.upsert("events", wireEvent({ id: "ev_1", name: "Renamed run" }));
     release();
-    await until(() => stdout().split("\n").length === 2 && held.length === 1, "one line is printed");
+    await until(() => stdout().split("\n").length === 2 && held.length === 1, "one line is printed", 5_000, 5);
     api.remove("events", "ev_2");
     api.upsert("events", wireEvent({ id: "ev_3" }));
     release();
-    await until(() => stdout().split("\n").length === 4, "two more lines are printed");
+    await until(() => stdout().split("\n").length === 4, "two more lines are printed", 5_000, 5);
 
     stop.abort();
     expect(await running).toBe(EXIT.ok);
@@ -102,13 +95,13 @@ describe("the CLI's changes --follow", () => {
   ])("writes %s rows under one header, however many answers they come in", async (format, header) => {
     const since = "t2";
     const running = start(["changes", "events", "--follow", "--since", since, "--wait", "5", "--format", format]);
-    await until(() => held.length === 1, "the first long poll is held");
+    await until(() => held.length === 1, "the first long poll is held", 5_000, 5);
     api.upsert("events", wireEvent({ id: "ev_5" }));
     release();
-    await until(() => held.length === 1 && out.length === 1, "the first rows are printed");
+    await until(() => held.length === 1 && out.length === 1, "the first rows are printed", 5_000, 5);
     api.upsert("events", wireEvent({ id: "ev_6" }));
     release();
-    await until(() => out.length === 2, "the second rows are printed");
+    await until(() => out.length === 2, "the second rows are printed", 5_000, 5);
     stop.abort();
     expect(await running).toBe(EXIT.ok);
     const lines = stdout().trimEnd().split("\n");
@@ -125,10 +118,10 @@ describe("the CLI's changes --follow", () => {
   it("tells a retry on stderr and goes on; stdout keeps the data only", async () => {
     injected.push(new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } }));
     const running = start(["changes", "events", "--follow", "--since", "t2", "--format", "json"]);
-    await until(() => held.length === 1, "a long poll is held after the failure");
+    await until(() => held.length === 1, "a long poll is held after the failure", 5_000, 5);
     api.upsert("events", wireEvent({ id: "ev_7" }));
     release();
-    await until(() => out.length === 1, "the change is printed");
+    await until(() => out.length === 1, "the change is printed", 5_000, 5);
     stop.abort();
     expect(await running).toBe(EXIT.ok);
     expect(JSON.parse(stdout())).toMatchObject({ op: "upsert", id: "ev_7" });
@@ -138,7 +131,7 @@ describe("the CLI's changes --follow", () => {
   it("stops with the sync-expired code when the token has expired", async () => {
     api.expireTokens("events");
     const running = start(["changes", "events", "--follow", "--since", "t1"]);
-    await until(() => held.length === 1, "the long poll is held");
+    await until(() => held.length === 1, "the long poll is held", 5_000, 5);
     release();
     expect(await running).toBe(EXIT.syncExpired);
     expect(err.join("")).toMatch(/^error: 410 Gone/);
@@ -147,7 +140,7 @@ describe("the CLI's changes --follow", () => {
 
   it("passes --wait to one long poll with --since, and refuses it without --since or --follow", async () => {
     const once = start(["changes", "events", "--since", "t2", "--wait", "12", "--format", "json"]);
-    await until(() => held.length === 1, "the long poll is held");
+    await until(() => held.length === 1, "the long poll is held", 5_000, 5);
     api.upsert("events", wireEvent({ id: "ev_8" }));
     release();
     expect(await once).toBe(EXIT.ok);

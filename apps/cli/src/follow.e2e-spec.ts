@@ -3,41 +3,26 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { createClient } from "@community/client";
 import { createDatabase, type Database } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { ApiProcess, contractFixture, TOKENS } from "@community/fixtures/testing";
+import { contractFixture, type RunningApi, startCompiledApi, TOKENS, until } from "@community/fixtures/testing";
 
 const MAIN = path.resolve(__dirname, "../dist/main.js");
 
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** The built CLI's `changes --follow` as a process against the compiled api, stopped by a signal. */
 describe("community changes --follow as a process", () => {
-  let testDb: TestDatabase;
+  let running: RunningApi;
   let database: Database;
-  let api: ApiProcess;
   let baseUrl: string;
 
   beforeAll(async () => {
     if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`pnpm build\` first`);
-    testDb = await createTestDatabase("cli_follow");
-    database = createDatabase({ url: testDb.url, poolMax: 2 });
-    await loadFixture(database.prisma, contractFixture());
-    api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
-    baseUrl = `http://127.0.0.1:${await api.listening()}`;
+    running = await startCompiledApi("cli_follow", contractFixture());
+    baseUrl = running.baseUrl;
+    database = createDatabase({ url: running.databaseUrl, poolMax: 2 });
   }, 60_000);
 
   afterAll(async () => {
-    api?.kill("SIGTERM");
-    await api?.exited;
     await database?.close();
-    await testDb?.drop();
+    await running?.stop();
   });
 
   function follow(since: string) {

@@ -1,7 +1,12 @@
 import { createDatabase, type Database } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { ApiProcess, CLIMBERS, contractFixture, TOKENS } from "@community/fixtures/testing";
+import {
+  CLIMBERS,
+  contractFixture,
+  type RunningApi,
+  startCompiledApi,
+  TOKENS,
+  until,
+} from "@community/fixtures/testing";
 import { createClient } from "./client";
 import type { SyncStore } from "./collection";
 import type { Event } from "./wire";
@@ -11,38 +16,25 @@ const runner = fixture.access_tokens.find((t) => t.token === TOKENS.runner)?.use
 /** Far longer than a change takes to arrive: a copy that needed it has polled, not been woken. */
 const WAIT = 30;
 
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /**
  * A live copy (`sync(store, { live: true })`) against the compiled api: a write made with SQL on
  * a connection of the test's own reaches the store within moments, over a request that was held,
  * not by polling; a change of team (410) rebuilds the copy; an abort ends it at once.
  */
 describe("@community/client live sync against the running api", () => {
-  let testDb: TestDatabase;
+  let running: RunningApi;
   let database: Database;
-  let api: ApiProcess;
   let baseUrl: string;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase("client_live_sync");
-    database = createDatabase({ url: testDb.url, poolMax: 2 });
-    await loadFixture(database.prisma, fixture);
-    api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
-    baseUrl = `http://127.0.0.1:${await api.listening()}`;
+    running = await startCompiledApi("client_live_sync", fixture);
+    baseUrl = running.baseUrl;
+    database = createDatabase({ url: running.databaseUrl, poolMax: 2 });
   }, 60_000);
 
   afterAll(async () => {
-    api?.kill("SIGTERM");
-    await api?.exited;
     await database?.close();
-    await testDb?.drop();
+    await running?.stop();
   });
 
   const copy = new Map<string, Event>();

@@ -1,5 +1,5 @@
 import { wireEvent } from "@community/domain/testing";
-import { FakeCommunityApi } from "@community/fixtures/testing";
+import { FakeCommunityApi, until } from "@community/fixtures/testing";
 import { createClient } from "./client";
 import type { LiveSyncResult, SyncStore } from "./collection";
 import { NetworkError, RateLimitedError, UnauthorizedError } from "./errors";
@@ -78,14 +78,6 @@ class MapStore implements SyncStore<Event> {
   };
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 const sorted = (items: Iterable<Event>) => [...items].sort((a, b) => (a.id < b.id ? -1 : 1));
 
 describe("sync(store, { live: true }) against a fake of contract sections 9 and 10.1", () => {
@@ -125,7 +117,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
 
   it("catches up by a full walk, applies each change as it commits, and resolves when aborted", async () => {
     const running = live();
-    await until(() => poll.holding === 1, "the first long poll is held");
+    await until(() => poll.holding === 1, "the first long poll is held", 5_000, 5);
     equalsTheList();
     const held = poll.urls.at(-1);
     expect(held?.searchParams.get("wait")).toBe("20");
@@ -134,13 +126,18 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
     api.upsert("events", wireEvent({ id: "ev_10", name: "renamed" }));
     api.remove("events", "ev_11");
     poll.release();
-    await until(() => store.items.get("ev_10")?.name === "renamed" && poll.holding === 1, "the change is applied");
+    await until(
+      () => store.items.get("ev_10")?.name === "renamed" && poll.holding === 1,
+      "the change is applied",
+      5_000,
+      5,
+    );
     equalsTheList();
 
     // The wait runs out with nothing new: asked again from the token it answered with.
     const before = poll.urls.length;
     poll.release();
-    await until(() => poll.urls.length > before && poll.holding === 1, "the next long poll is held");
+    await until(() => poll.urls.length > before && poll.holding === 1, "the next long poll is held", 5_000, 5);
 
     const requests = poll.urls.length;
     const started = Date.now();
@@ -159,7 +156,12 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
     const walks = () => poll.urls.filter((u) => u.searchParams.has("cursor")).length;
     const walked = walks();
     const running = live();
-    await until(() => poll.holding === 1 && store.items.has("ev_20"), "the change is applied and a poll held");
+    await until(
+      () => poll.holding === 1 && store.items.has("ev_20"),
+      "the change is applied and a poll held",
+      5_000,
+      5,
+    );
     expect(walks()).toBe(walked);
     controller.abort();
     expect(await running).toMatchObject({ full: false, upserts: 1, deletes: 0 });
@@ -167,7 +169,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
 
   it("clears the store and walks again on 410, then goes on following", async () => {
     const running = live();
-    await until(() => poll.holding === 1, "the first long poll is held");
+    await until(() => poll.holding === 1, "the first long poll is held", 5_000, 5);
     const expired = store.token;
     const asked = poll.urls.length - 1; // from the held request on
     api.expireTokens("events");
@@ -175,14 +177,14 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
     api.upsert("events", wireEvent({ id: "ev_30" }));
     store.items.set("stale", wireEvent({ id: "stale" }));
     poll.release();
-    await until(() => store.clears === 2 && poll.holding === 1, "the store is walked again and a poll held");
+    await until(() => store.clears === 2 && poll.holding === 1, "the store is walked again and a poll held", 5_000, 5);
     equalsTheList();
     // The token answered 410 is not asked again: the restart starts from the token of now.
     expect(poll.urls.slice(asked).filter((u) => u.searchParams.get("since") === expired)).toHaveLength(1);
 
     api.upsert("events", wireEvent({ id: "ev_31" }));
     poll.release();
-    await until(() => store.items.has("ev_31"), "a change after the new walk is applied");
+    await until(() => store.items.has("ev_31"), "a change after the new walk is applied", 5_000, 5);
     controller.abort();
     expect(await running).toMatchObject({ full: true });
     expect(sleeps).toEqual([]);
@@ -192,7 +194,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
     jest.spyOn(Math, "random").mockReturnValue(0);
     const retries: Array<[string, number]> = [];
     const running = live({ maxRetries: 0, onRetry: (error, ms) => retries.push([(error as Error).name, ms]) });
-    await until(() => poll.holding === 1, "the first long poll is held");
+    await until(() => poll.holding === 1, "the first long poll is held", 5_000, 5);
     poll.injected.push(
       new Response(JSON.stringify({ detail: "four held already" }), { status: 429, headers: { "retry-after": "3" } }),
       new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } }),
@@ -200,7 +202,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
     );
     api.upsert("events", wireEvent({ id: "ev_40" }));
     poll.release(); // the held poll answers with ev_40; the next three tries fail
-    await until(() => poll.holding === 1 && retries.length === 3, "the retries are done and a poll held");
+    await until(() => poll.holding === 1 && retries.length === 3, "the retries are done and a poll held", 5_000, 5);
     expect(retries).toEqual([
       [RateLimitedError.name, 3000],
       [NetworkError.name, 1000],
@@ -210,7 +212,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
     expect(sleeps).toEqual([3000, 1000, 2000]);
     api.upsert("events", wireEvent({ id: "ev_41" }));
     poll.release();
-    await until(() => store.items.has("ev_41"), "the change after the failures is applied");
+    await until(() => store.items.has("ev_41"), "the change after the failures is applied", 5_000, 5);
     equalsTheList();
     controller.abort();
     await running;
@@ -220,7 +222,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
   it("retries a network failure during the catch-up too, rather than rejecting", async () => {
     poll.injected.push(new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } }));
     const running = live();
-    await until(() => poll.holding === 1, "a long poll is held after the failed start");
+    await until(() => poll.holding === 1, "a long poll is held after the failed start", 5_000, 5);
     equalsTheList();
     expect(sleeps).toHaveLength(1);
     controller.abort();
@@ -229,7 +231,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
 
   it("rejects on a failure that retrying cannot mend: a 401, or the store's own error", async () => {
     const running = live();
-    await until(() => poll.holding === 1, "the first long poll is held");
+    await until(() => poll.holding === 1, "the first long poll is held", 5_000, 5);
     poll.injected.push(
       new Response(
         JSON.stringify({ type: "x", title: "Unauthorized", status: 401, detail: "revoked", instance: "/" }),

@@ -1,7 +1,5 @@
 import { createDatabase, type Database } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { ApiProcess, CLIMBERS, contractFixture, TOKENS } from "@community/fixtures/testing";
+import { CLIMBERS, contractFixture, type RunningApi, startCompiledApi, TOKENS } from "@community/fixtures/testing";
 import { createClient } from "./client";
 import type { SyncStore } from "./collection";
 import type { Event } from "./wire";
@@ -11,24 +9,19 @@ const runner = fixture.access_tokens.find((t) => t.token === TOKENS.runner)?.use
 
 /** sync() against the compiled api: a copy kept by the feed equals a fresh walk after writes by SQL. */
 describe("@community/client sync against the running api", () => {
-  let testDb: TestDatabase;
+  let running: RunningApi;
   let database: Database;
-  let api: ApiProcess;
   let baseUrl: string;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase("client_sync");
-    database = createDatabase({ url: testDb.url, poolMax: 2 });
-    await loadFixture(database.prisma, fixture);
-    api = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info" });
-    baseUrl = `http://127.0.0.1:${await api.listening()}`;
+    running = await startCompiledApi("client_sync", fixture);
+    baseUrl = running.baseUrl;
+    database = createDatabase({ url: running.databaseUrl, poolMax: 2 });
   }, 60_000);
 
   afterAll(async () => {
-    api?.kill("SIGTERM");
-    await api?.exited;
     await database?.close();
-    await testDb?.drop();
+    await running?.stop();
   });
 
   const copy = new Map<string, Event>();

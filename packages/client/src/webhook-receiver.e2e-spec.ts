@@ -4,9 +4,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createDatabase, type Database } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { ApiProcess, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import {
+  contractFixture,
+  RUNNERS,
+  type RunningApi,
+  startCompiledApi,
+  TOKENS,
+  until,
+} from "@community/fixtures/testing";
 import { Webhook } from "standardwebhooks";
 
 const PACKAGE_DIR = path.resolve(__dirname, "..");
@@ -14,14 +19,6 @@ const EXAMPLE = path.join(PACKAGE_DIR, "examples/webhook-receiver.mjs");
 const SYNC_DOC = path.resolve(PACKAGE_DIR, "../../docs/sync.md");
 const fixture = contractFixture();
 const RUNNER_EVENTS = fixture.events.filter((e) => e.team_id === RUNNERS).length;
-
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 const notice = (type: string, list: string) =>
@@ -48,9 +45,8 @@ const signedHeaders = (
  * signed by standardwebhooks, as the api signs them, make it sync the list they name.
  */
 describe("the webhook receiver of docs/sync.md", () => {
-  let testDb: TestDatabase;
+  let running: RunningApi;
   let database: Database;
-  let api: ApiProcess;
   let baseUrl: string;
   let scratch: string;
   let receiver: ChildProcessWithoutNullStreams;
@@ -65,17 +61,9 @@ describe("the webhook receiver of docs/sync.md", () => {
     }));
 
   beforeAll(async () => {
-    testDb = await createTestDatabase("client_webhook_receiver");
-    database = createDatabase({ url: testDb.url, poolMax: 2 });
-    await loadFixture(database.prisma, fixture);
-    api = new ApiProcess({
-      DATABASE_URL: testDb.url,
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "info",
-      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
-    });
-    baseUrl = `http://127.0.0.1:${await api.listening()}`;
+    running = await startCompiledApi("client_webhook_receiver", fixture, { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" });
+    baseUrl = running.baseUrl;
+    database = createDatabase({ url: running.databaseUrl, poolMax: 2 });
     scratch = mkdtempSync(path.join(os.tmpdir(), "webhook-receiver-"));
     // @community/client resolves to the package's own build from inside it (its "exports").
     receiver = spawn(process.execPath, [EXAMPLE], {
@@ -103,10 +91,8 @@ describe("the webhook receiver of docs/sync.md", () => {
       receiver.kill("SIGTERM");
       await new Promise((resolve) => receiver.once("exit", resolve));
     }
-    api?.kill("SIGTERM");
-    await api?.exited;
     await database?.close();
-    await testDb?.drop();
+    await running?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 

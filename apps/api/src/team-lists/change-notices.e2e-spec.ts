@@ -1,7 +1,7 @@
 import { ChangeNotices, type ChangeNoticesState, createDatabase, type Database, type ListWatch } from "@community/db";
 import { createTestDatabase, type TestDatabase, testAdminUrl } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
-import { contractFixture, RUNNERS } from "@community/fixtures/testing";
+import { contractFixture, RUNNERS, until } from "@community/fixtures/testing";
 import { TcpProxy } from "../testing/tcp-proxy";
 
 /**
@@ -34,7 +34,7 @@ describe(ChangeNotices.name, () => {
       onState: (state) => states.push(state),
     });
     notices.start();
-    await until(() => notices.state === "listening", "it listens");
+    await until(() => notices.state === "listening", "it listens", 20_000);
   });
 
   afterAll(async () => {
@@ -43,14 +43,6 @@ describe(ChangeNotices.name, () => {
     await database?.close();
     await testDb?.drop();
   });
-
-  async function until(check: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 
   /** Whether the watch saw a change within a generous bound (false: it did not). */
   const changed = (watch: ListWatch) =>
@@ -113,7 +105,7 @@ describe(ChangeNotices.name, () => {
     whilePolling.cancel();
 
     await proxy.start();
-    await until(() => notices.state === "listening", "it listens again");
+    await until(() => notices.state === "listening", "it listens again", 20_000);
     const after = notices.watch({ teamId: RUNNERS, list: "events" });
     await after.ready;
     await commitEvent(RUNNERS);

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
-import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import { CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@community/fixtures/testing";
 import request from "supertest";
 import { DrainState } from "../health/drain-state";
 import { MetricsService } from "../metrics/metrics.service";
@@ -22,15 +22,6 @@ const SECRET = "list-changes-wait-e2e-cursor-secret-0123456789";
 const LONG_WAIT = 30;
 
 const run = promisify(execFile);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(20);
-  }
-}
 
 /** An app listening on a port of its own, so that requests run side by side. */
 async function listening(e2e: E2eApp): Promise<string> {
@@ -72,7 +63,7 @@ describe("long poll on the changes feed on postgres", () => {
     secondBase = await listening(second);
     for (const app of [first, second]) {
       const waits = app.app.get(ChangeWaits);
-      await until(() => waits.noticesState === "listening", "the api listens for notices");
+      await until(() => waits.noticesState === "listening", "the api listens for notices", 20_000);
     }
   }, 120_000);
 
@@ -101,7 +92,7 @@ describe("long poll on the changes feed on postgres", () => {
     const answer = get(base, `${EVENTS}/changes?since=${encodeURIComponent(since)}&wait=${wait}`, bearer).then(
       (response) => ({ response, seconds: (Date.now() - started) / 1000 }),
     );
-    await until(() => waitsOf(app).held > before, "the request is held");
+    await until(() => waitsOf(app).held > before, "the request is held", 20_000);
     return { answer };
   }
 
@@ -211,10 +202,10 @@ describe("long poll on the changes feed on postgres", () => {
       headers: { Authorization: `Bearer ${TOKENS.runner}` },
       signal: controller.signal,
     }).catch((error: Error) => error.name);
-    await until(() => waitsOf(first).held === 1, "the request is held");
+    await until(() => waitsOf(first).held === 1, "the request is held", 20_000);
     controller.abort();
     expect(await gone).toBe("AbortError");
-    await until(() => waitsOf(first).held === 0, "the slot is freed");
+    await until(() => waitsOf(first).held === 0, "the slot is freed", 20_000);
   });
 
   it("answers HEAD with wait at once", async () => {
@@ -267,7 +258,7 @@ describe("long poll on the changes feed on the embedded database", () => {
       .get(`${EVENTS}/changes?since=${encodeURIComponent(since)}&wait=${LONG_WAIT}`)
       .set(auth)
       .then((r) => r);
-    await until(() => waits.held === 1, "the request is held");
+    await until(() => waits.held === 1, "the request is held", 20_000);
     const id = await commitEvent(e2e.url, RUNNERS);
     const response = await answer;
     expect(response.status).toBe(200);

@@ -1,9 +1,13 @@
 import { spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
-import { createDatabase } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { ApiProcess, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import {
+  contractFixture,
+  RUNNERS,
+  type RunningApi,
+  startCompiledApi,
+  TOKENS,
+  until,
+} from "@community/fixtures/testing";
 import request from "supertest";
 import { type E2eApp, startE2eAppOn } from "../testing/e2e-app";
 import { TestReceiver } from "./testing/receiver";
@@ -14,7 +18,6 @@ import { TestReceiver } from "./testing/receiver";
  * webhook-ids once the dead replica's lock is given back (WEBHOOK_STALE_LOCK_SECONDS).
  */
 const WEBHOOKS = "/v1/me/community/team/webhooks";
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ENV = {
   WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
   WEBHOOK_TIMEOUT_MS: "3000",
@@ -22,14 +25,6 @@ const ENV = {
   WEBHOOK_SWEEP_INTERVAL_SECONDS: "1",
   RATE_LIMIT_MAX: "0",
 };
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(25);
-  }
-}
 
 function psql(url: string, sql: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -46,34 +41,25 @@ function psql(url: string, sql: string): Promise<void> {
 }
 
 describe("webhooks when a replica is killed", () => {
-  let testDb: TestDatabase;
-  let first: ApiProcess | undefined;
+  let first: RunningApi | undefined;
   let second: E2eApp | undefined;
   let receiver: TestReceiver;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase("webhooks_kill");
-    const database = createDatabase({ url: testDb.url, poolMax: 2 });
-    try {
-      await loadFixture(database.prisma, contractFixture());
-    } finally {
-      await database.close();
-    }
     receiver = await TestReceiver.start();
-  }, 60_000);
+  });
 
   afterAll(async () => {
-    first?.kill("SIGKILL");
-    await first?.exited;
     await second?.close();
+    // Its process is gone already (SIGKILL); this drops the database.
+    await first?.stop();
     await receiver?.close();
-    await testDb?.drop();
   });
 
   it("delivers the notices of a replica killed mid-delivery from another replica, with the same ids", async () => {
-    first = new ApiProcess({ DATABASE_URL: testDb.url, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...ENV });
-    const base = `http://127.0.0.1:${await first.listening()}`;
-    const created = await request(base)
+    first = await startCompiledApi("webhooks_kill", contractFixture(), ENV);
+    const url = first.databaseUrl;
+    const created = await request(first.baseUrl)
       .post(WEBHOOKS)
       .set("Authorization", `Bearer ${TOKENS.runner}`)
       .send({ url: receiver.url(), lists: ["events", "guides"] });
@@ -82,24 +68,24 @@ describe("webhooks when a replica is killed", () => {
     // The events notice hangs at the receiver (in flight on the first replica) ...
     receiver.answers.push("hang");
     await psql(
-      testDb.url,
+      url,
       `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
          price_in_cents, currency)
        VALUES ('ev_killed', '${RUNNERS}', 'acc_jane', 'ev_killed', 'ev_killed', 60, '2026-03-05T18:30:00Z', false, 0, 'USD')`,
     );
-    await until(() => receiver.ofType("events.changed").length === 1, "the events notice is in flight");
+    await until(() => receiver.ofType("events.changed").length === 1, "the events notice is in flight", 20_000);
     // ... and a guides notice is due, not yet sent, when the replica dies.
     await psql(
-      testDb.url,
+      url,
       `INSERT INTO guides (id, team_id, account_id, slug, name, price_in_cents, currency)
        VALUES ('gd_killed', '${RUNNERS}', 'acc_jane', 'gd_killed', 'gd_killed', 0, 'USD')`,
     );
-    first.kill("SIGKILL");
-    await first.exited;
+    first.api.kill("SIGKILL");
+    await first.api.exited;
     const inFlightId = receiver.ofType("events.changed")[0]?.headers["webhook-id"];
     expect(receiver.ofType("guides.changed")).toEqual([]);
 
-    second = await startE2eAppOn(testDb.url, undefined, undefined, ENV);
+    second = await startE2eAppOn(url, undefined, undefined, ENV);
     await second.app.listen(0, "127.0.0.1");
     await until(
       () => receiver.ofType("events.changed").length === 2 && receiver.ofType("guides.changed").length === 1,

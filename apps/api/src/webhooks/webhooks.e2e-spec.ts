@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { hashToken } from "@community/db";
-import { CLIENT_ID, CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import { CLIENT_ID, CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@community/fixtures/testing";
 import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
@@ -20,16 +20,6 @@ import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 const WEBHOOKS = "/v1/me/community/team/webhooks";
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(check: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await sleep(25);
-  }
-}
 
 let serial = 0;
 
@@ -274,10 +264,14 @@ describe("webhooks on postgres", () => {
     const created = await subscribe(["events"]);
     const started = Date.now();
     await commitEvents(e2e.url, RUNNERS);
-    const [notice] = await until(() => {
-      const notices = receiver.ofType("events.changed");
-      return notices.length > 0 && notices;
-    }, "the notice arrives");
+    const [notice] = await until(
+      () => {
+        const notices = receiver.ofType("events.changed");
+        return notices.length > 0 && notices;
+      },
+      "the notice arrives",
+      10_000,
+    );
     expect((notice?.at ?? 0) - started).toBeLessThan(5_000);
     expect(verified(created.secret, notice as never)).toEqual({
       type: "events.changed",
@@ -293,7 +287,7 @@ describe("webhooks on postgres", () => {
   it("coalesces a burst of 1,000 commits into a handful of notices", async () => {
     await subscribe(["events"]);
     await commitEvents(e2e.url, RUNNERS, 1_000);
-    await until(() => receiver.ofType("events.changed").length > 0, "a notice arrives");
+    await until(() => receiver.ofType("events.changed").length > 0, "a notice arrives", 10_000);
     await sleep(2_000);
     const notices = receiver.ofType("events.changed");
     expect(notices.length).toBeGreaterThanOrEqual(1);
@@ -310,10 +304,14 @@ describe("webhooks on postgres", () => {
       await commitEvents(e2e.url, RUNNERS);
     };
     await commitEvents(e2e.url, RUNNERS);
-    const notices = await until(() => {
-      const got = receiver.ofType("events.changed");
-      return got.length >= 2 && got;
-    }, "a second notice follows the commit made during the first");
+    const notices = await until(
+      () => {
+        const got = receiver.ofType("events.changed");
+        return got.length >= 2 && got;
+      },
+      "a second notice follows the commit made during the first",
+      10_000,
+    );
     expect(notices[1]?.headers["webhook-id"]).not.toBe(notices[0]?.headers["webhook-id"]);
     receiver.beforeAnswer = undefined;
   });
@@ -341,17 +339,21 @@ describe("webhooks on postgres", () => {
     }
     // The sweep gives the notice its job.
     await e2e.app.get(WebhookDeliveryWorker).sweep();
-    await until(() => receiver.ofType("events.changed").length === 1, "the notice arrives once its job exists");
+    await until(() => receiver.ofType("events.changed").length === 1, "the notice arrives once its job exists", 10_000);
   });
 
   it("retries a notice answered 503 with the same webhook-id, and logs both attempts", async () => {
     const created = await subscribe(["events"]);
     receiver.answers.push({ status: 503, headers: { "Retry-After": "1" } });
     await commitEvents(e2e.url, RUNNERS);
-    const notices = await until(() => {
-      const got = receiver.ofType("events.changed");
-      return got.length >= 2 && got;
-    }, "the retry arrives");
+    const notices = await until(
+      () => {
+        const got = receiver.ofType("events.changed");
+        return got.length >= 2 && got;
+      },
+      "the retry arrives",
+      10_000,
+    );
     expect(notices[1]?.headers["webhook-id"]).toBe(notices[0]?.headers["webhook-id"]);
     expect(notices[1]?.body).toBe(notices[0]?.body);
     const page = await request(base).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
@@ -363,7 +365,7 @@ describe("webhooks on postgres", () => {
     const created = await subscribe(["events"]);
     receiver.answers.push({ status: 410 });
     await commitEvents(e2e.url, RUNNERS);
-    await until(() => receiver.ofType("events.changed").length === 1, "the notice arrives");
+    await until(() => receiver.ofType("events.changed").length === 1, "the notice arrives", 10_000);
     await waitForStatus(created.id, "disabled");
     const shown = await request(base).get(`${WEBHOOKS}/${created.id}`).set(auth());
     expect(shown.body).toMatchObject({ status: "disabled", status_reason: expect.stringContaining("410") });
@@ -390,10 +392,14 @@ describe("webhooks on postgres", () => {
     expect(rotated.body.secret).not.toBe(created.secret);
     expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(23 * 3_600_000);
     await commitEvents(e2e.url, RUNNERS);
-    const [notice] = await until(() => {
-      const got = receiver.ofType("events.changed");
-      return got.length > 0 && got;
-    }, "the notice arrives");
+    const [notice] = await until(
+      () => {
+        const got = receiver.ofType("events.changed");
+        return got.length > 0 && got;
+      },
+      "the notice arrives",
+      10_000,
+    );
     expect(String(notice?.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     expect(verified(created.secret, notice as never)).toMatchObject({ type: "events.changed" });
     expect(verified(rotated.body.secret, notice as never)).toMatchObject({ type: "events.changed" });
@@ -406,10 +412,14 @@ describe("webhooks on postgres", () => {
     );
     expect(rotations.map((r) => r.status)).toEqual([200, 200]);
     await commitEvents(e2e.url, RUNNERS);
-    const [notice] = await until(() => {
-      const got = receiver.ofType("events.changed");
-      return got.length > 0 && got;
-    }, "the notice arrives");
+    const [notice] = await until(
+      () => {
+        const got = receiver.ofType("events.changed");
+        return got.length > 0 && got;
+      },
+      "the notice arrives",
+      10_000,
+    );
     for (const rotated of rotations)
       expect(verified(rotated.body.secret, notice as never)).toMatchObject({ type: "events.changed" });
     expect(() => verified(created.secret, notice as never)).toThrow();
@@ -422,7 +432,7 @@ describe("webhooks on postgres", () => {
     const response = await request(base).post(`${WEBHOOKS}/${created.id}/deliveries/${id}/redeliver`).set(auth());
     expect(response.status).toBe(202);
     expect(response.body.delivery).toMatchObject({ id, state: "pending" });
-    await until(() => receiver.received.length === 2, "the redelivery arrives");
+    await until(() => receiver.received.length === 2, "the redelivery arrives", 10_000);
     expect(receiver.received[1]?.headers["webhook-id"]).toBe(id);
     expect(receiver.received[1]?.body).toBe(ping?.body);
     const unknown = await request(base)
@@ -474,7 +484,7 @@ describe("webhooks on postgres", () => {
     receiver.answers.push("hang");
     await commitEvents(e2e.url, RUNNERS);
     // A notice owed when the user leaves is not sent again; nor is any of either team's commits after.
-    await until(() => receiver.ofType("events.changed").length === 1, "the first notice is in flight");
+    await until(() => receiver.ofType("events.changed").length === 1, "the first notice is in flight", 10_000);
     await e2e.database.pool.query("UPDATE users SET team_id = $1 WHERE id = 'user_runner'", [CLIMBERS]);
     await commitEvents(e2e.url, RUNNERS);
     await commitEvents(e2e.url, CLIMBERS);

@@ -3,8 +3,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
-import { parseAllowedHosts } from "../webhooks/outbound/webhook-url";
-import { parseRetrySchedule } from "../webhooks/retry-schedule";
+import { parseAllowedHosts, parseRetrySchedule } from "./webhook-settings";
 
 /** The workspace root (apps/api/src or apps/api/dist, three levels up). */
 export const WORKSPACE_ROOT = path.resolve(__dirname, "../../../..");

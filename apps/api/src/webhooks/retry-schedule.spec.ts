@@ -1,4 +1,5 @@
-import { parseRetrySchedule, retryDelaySeconds, STANDARD_RETRY_SCHEDULE } from "./retry-schedule";
+import { parseRetrySchedule, STANDARD_RETRY_SCHEDULE } from "../config/webhook-settings";
+import { retryDelaySeconds } from "./retry-schedule";
 
 describe("the webhook retry schedule", () => {
   it("is the Standard Webhooks schedule by default: about 2.5 days in 8 retries", () => {

@@ -2,10 +2,11 @@ import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { type AddressInfo, isIP, type LookupFunction } from "node:net";
 import { text } from "node:stream/consumers";
+import { parseAllowedHosts } from "../../config/webhook-settings";
 import { freePort } from "../../testing/free-port";
 import { GuardedHttpAgent, RefusedAddressError } from "./guarded-agents";
 import { ANSWER_READ_BYTES, postNotice, WEBHOOK_USER_AGENT } from "./post-notice";
-import { parseAllowedHosts, resolveAndCheck } from "./webhook-url";
+import { resolveAndCheck } from "./webhook-url";
 
 interface Received {
   method: string;

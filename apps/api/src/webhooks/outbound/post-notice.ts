@@ -1,9 +1,10 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import type { AllowedHosts } from "../../config/webhook-settings";
 import { GuardedHttpAgent, GuardedHttpsAgent, RefusedAddressError } from "./guarded-agents";
 import { parseRetryAfter } from "./retry-after";
-import { type AllowedHosts, connectHost, urlPolicyProblem } from "./webhook-url";
+import { connectHost, urlPolicyProblem } from "./webhook-url";
 
 /**
  * What became of one POST: the receiver answered (any status, a 3xx included: redirects are not

@@ -1,12 +1,7 @@
 import type { LookupFunction } from "node:net";
 import { isIP } from "node:net";
-import {
-  checkWebhookUrl,
-  parseAllowedHosts,
-  refusedAddress,
-  resolveAndCheck,
-  WEBHOOK_URL_MAX_LENGTH,
-} from "./webhook-url";
+import { parseAllowedHosts } from "../../config/webhook-settings";
+import { checkWebhookUrl, refusedAddress, resolveAndCheck, WEBHOOK_URL_MAX_LENGTH } from "./webhook-url";
 
 const NONE = parseAllowedHosts(undefined);
 

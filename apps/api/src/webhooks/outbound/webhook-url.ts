@@ -1,42 +1,10 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { isIP, isIPv6, type LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
+import type { AllowedHosts } from "../../config/webhook-settings";
 
 /** The longest webhook URL accepted, in characters. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
-
-/**
- * Hosts an operator allows (`WEBHOOK_ALLOWED_HOSTS`), spelled as `URL.hostname` spells them:
- * lowercase, IPv4 in dotted decimal, IPv6 compressed and in brackets. An allowed host may be
- * reached over http and at any address.
- */
-export type AllowedHosts = ReadonlySet<string>;
-
-const ALLOWED_HOSTS_MESSAGE =
-  "WEBHOOK_ALLOWED_HOSTS must be a comma-separated list of host names or IP addresses, without scheme, port or path";
-
-/** Reads `WEBHOOK_ALLOWED_HOSTS`; throws an Error naming the variable and the entry it cannot read. */
-export function parseAllowedHosts(raw: string | undefined): AllowedHosts {
-  const hosts = new Set<string>();
-  for (const entry of (raw ?? "").split(",").map((part) => part.trim())) {
-    if (entry === "") continue;
-    const host = canonicalHost(entry);
-    if (host === undefined) throw new Error(`${ALLOWED_HOSTS_MESSAGE}; not understood: "${entry}"`);
-    hosts.add(host);
-  }
-  return hosts;
-}
-
-/** An entry as the WHATWG URL parser spells its host (`0x7f.1` -> `127.0.0.1`, `::1` -> `[::1]`), or undefined. */
-function canonicalHost(entry: string): string | undefined {
-  const bracketed = isIPv6(entry) ? `[${entry}]` : entry;
-  // A colon outside an IPv6 literal is a port; the others would start a path, query, fragment or user.
-  const port = bracketed.startsWith("[") ? !bracketed.endsWith("]") : bracketed.includes(":");
-  if (port || /[/?#@\\\s]/.test(bracketed)) return undefined;
-  const url = URL.parse(`http://${bracketed}/`);
-  if (url === null || url.host !== url.hostname || url.pathname !== "/") return undefined;
-  return url.hostname.startsWith("[") || /^[a-z0-9_.-]+$/.test(url.hostname) ? url.hostname : undefined;
-}
 
 /**
  * The syntax and policy of a webhook URL, without any network access: a string of at most

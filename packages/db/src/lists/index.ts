@@ -7,7 +7,7 @@ export {
   type ChangeNoticesState,
   type ListWatch,
   type TeamListKey,
-} from "../change-notices";
+} from "./change-notices";
 export * from "./changes";
 export * from "./events.list";
 export * from "./guides.list";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Client, type ClientConfig } from "pg";
-import type { Queryable } from "./lists/team-list";
+import type { Queryable } from "./team-list";
 
 /** The channel on which a commit that changed a team's list says so (migration 20261127100000). */
 export const CHANGE_NOTICE_CHANNEL = "team_list_changed";

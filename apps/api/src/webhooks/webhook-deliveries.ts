@@ -25,12 +25,23 @@ export type AttemptResult =
   | { kind: "retry"; status: number | null; error: string | null; delaySeconds: number }
   | { kind: "exhausted"; status: number | null; error: string | null };
 
+/**
+ * Why an active subscription must stop, in SQL over `s` (webhook_subscriptions) and `u` (its
+ * user), or NULL while it stands: its user left the team it was made for, or what its creating
+ * token rested on is gone (webhook_credential_stands: the grant or its client, or every valid
+ * token of the client). One expression for the claim of an attempt and for the sweep.
+ */
+const FALLEN_REASON_SQL = `CASE
+    WHEN u.team_id IS DISTINCT FROM s.team_id THEN 'the user left the team'
+    WHEN webhook_credential_stands(s.credential, s.grant_hash, s.user_id, s.client_id) THEN NULL
+    WHEN s.credential = 'grant' THEN 'the grant was revoked or the client deleted'
+    ELSE 'the user holds no valid token of the client'
+  END`;
+
 const CLAIM_SQL = `
-SELECT d.id, d.subscription_id, s.team_id AS subscription_team_id, d.type, d.body, d.state, d.created_at,
-       s.url, s.receiver, s.status, s.user_id, s.client_id, s.credential, s.grant_hash,
-       s.secret, s.previous_secret, s.previous_secret_expires_at,
-       u.team_id AS user_team_id,
-       webhook_credential_stands(s.credential, s.grant_hash, s.user_id, s.client_id) AS credential_stands
+SELECT d.id, d.subscription_id, d.body, d.state, d.created_at,
+       s.url, s.receiver, s.status, s.secret, s.previous_secret, s.previous_secret_expires_at,
+       ${FALLEN_REASON_SQL} AS fallen
   FROM webhook_deliveries d
   JOIN webhook_subscriptions s ON s.id = d.subscription_id
   JOIN users u ON u.id = s.user_id
@@ -40,16 +51,13 @@ SELECT d.id, d.subscription_id, s.team_id AS subscription_team_id, d.type, d.bod
 interface ClaimRow {
   id: string;
   subscription_id: string;
-  subscription_team_id: string;
   body: string;
   state: string;
   created_at: Date;
   url: string;
   receiver: string;
   status: string;
-  user_team_id: string | null;
-  credential: string;
-  credential_stands: boolean;
+  fallen: string | null;
   secret: unknown;
   previous_secret: unknown;
   previous_secret_expires_at: Date | null;
@@ -77,15 +85,8 @@ export class WebhookDeliveries {
         await this.failPending(client, row.subscription_id, `the subscription is ${row.status}`);
         return { reason: "inactive" };
       }
-      const why =
-        row.user_team_id !== row.subscription_team_id
-          ? "the user left the team"
-          : row.credential_stands
-            ? undefined
-            : row.credential === "grant"
-              ? "the grant was revoked or the client deleted"
-              : "the user holds no valid token of the client";
-      if (why !== undefined) {
+      const why = row.fallen;
+      if (why !== null) {
         await client.query(
           `UPDATE webhook_subscriptions SET status = 'revoked', status_reason = $2, status_changed_at = now() WHERE id = $1`,
           [row.subscription_id, why],
@@ -192,16 +193,16 @@ export class WebhookDeliveries {
   async revokeFallen(): Promise<number> {
     return this.transaction(async (client) => {
       const { rows } = await client.query<{ id: string; why: string }>(
-        `UPDATE webhook_subscriptions s
-            SET status = 'revoked', status_changed_at = now(),
-                status_reason = CASE WHEN u.team_id IS DISTINCT FROM s.team_id THEN 'the user left the team'
-                                     WHEN s.credential = 'grant' THEN 'the grant was revoked or the client deleted'
-                                     ELSE 'the user holds no valid token of the client' END
-           FROM users u
-          WHERE u.id = s.user_id AND s.status = 'active'
-            AND (u.team_id IS DISTINCT FROM s.team_id
-                 OR NOT webhook_credential_stands(s.credential, s.grant_hash, s.user_id, s.client_id))
-      RETURNING s.id, s.status_reason AS why`,
+        `WITH fallen AS (
+           SELECT s.id, ${FALLEN_REASON_SQL} AS why
+             FROM webhook_subscriptions s JOIN users u ON u.id = s.user_id
+            WHERE s.status = 'active'
+         )
+         UPDATE webhook_subscriptions s
+            SET status = 'revoked', status_reason = fallen.why, status_changed_at = now()
+           FROM fallen
+          WHERE s.id = fallen.id AND fallen.why IS NOT NULL
+      RETURNING s.id, fallen.why`,
       );
       for (const row of rows) await this.failPending(client, row.id, `the subscription was revoked: ${row.why}`);
       return rows.length;

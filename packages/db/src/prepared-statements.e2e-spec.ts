@@ -104,6 +104,26 @@ describe("PreparedStatements on a real PostgreSQL", () => {
     expect(refusals.map((error) => (error as { code?: string }).code)).toEqual(["42P05"]);
   });
 
+  it("names nothing inside a transaction, where a pooler's refusal could not be retried", async () => {
+    const database = open();
+    await database.statements.query(SQL, [1]);
+    const client = await database.pool.connect();
+    try {
+      // As above: the server connection holds the name, pg does not know it.
+      (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements =
+        {};
+      await client.query("BEGIN");
+      // A query config, as Prisma's adapter sends them (the ones that get named).
+      const { rows } = await client.query<{ n: number }>({ text: SQL, values: [2] });
+      expect(rows).toEqual([{ n: 3 }]);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    expect(refusals).toEqual([]);
+    expect(database.naming.primary.active).toBe(true);
+  });
+
   it("names nothing when turned off (DATABASE_PREPARED_STATEMENTS=false)", async () => {
     const database = open({ preparedStatements: false });
     await database.statements.query(SQL, [1]);

@@ -55,7 +55,9 @@ type ClientQuery = (this: Client, ...args: unknown[]) => unknown;
  * transaction mode) cannot keep a connection's statements: the server then answers "prepared
  * statement does not exist" (26000) or "already exists" (42P05). The first such answer turns
  * naming off for this pool for good and the query is sent again unnamed, so the pooler costs one
- * retried query, never an error.
+ * retried query, never an error. That retry is only possible outside a transaction block (inside
+ * one, the refusal has aborted the transaction), so a statement sent inside one is never named:
+ * transactions are off the hot path (the token lookup and the list reads run none).
  */
 export class PreparedStatements {
   private readonly names = new Map<string, string>();
@@ -82,7 +84,7 @@ export class PreparedStatements {
     const statements = this;
     clientClass.prototype.query = function namingQuery(this: Client, ...args: unknown[]): unknown {
       const first = args[0];
-      if (!statements.naming || !isNameable(first, args[1])) return query.apply(this, args);
+      if (!statements.naming || !isNameable(first, args[1]) || inTransaction(this)) return query.apply(this, args);
       const values = (Array.isArray(args[1]) ? args[1] : first.values) as unknown[];
       const last = args[args.length - 1];
       const callback = typeof last === "function" ? (last as QueryCallback) : undefined;
@@ -144,6 +146,12 @@ export class PreparedStatements {
     }
     return name;
   }
+}
+
+/** Whether the connection is inside a transaction block (its last ReadyForQuery said T or E). */
+function inTransaction(client: Client): boolean {
+  const status = client.getTransactionStatus();
+  return status === "T" || status === "E";
 }
 
 /** A query config with parameters and no name of its own, not a submittable. */

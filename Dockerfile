@@ -37,6 +37,8 @@ ENV CI=true \
 # Manifests only: the install layers below are reused until a manifest or the lockfile changes.
 FROM base AS manifests
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+# The patches that pnpm-workspace.yaml's patchedDependencies name: the install applies them.
+COPY patches patches
 COPY apps/api/package.json apps/api/
 COPY apps/cli/package.json apps/cli/
 COPY apps/seed/package.json apps/seed/

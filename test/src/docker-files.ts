@@ -114,6 +114,14 @@ export function inContext(files: Set<string>, relative: string): boolean {
   return files.has(clean) || [...files].some((file) => file.startsWith(`${clean}/`));
 }
 
+/** Folders of the patches that pnpm-workspace.yaml's patchedDependencies name. */
+export function patchFolders(): string[] {
+  const workspace = parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8")) as {
+    patchedDependencies?: Record<string, string>;
+  };
+  return [...new Set(Object.values(workspace.patchedDependencies ?? {}).map((patch) => path.posix.dirname(patch)))];
+}
+
 /** Folders of the workspace's packages (pnpm-workspace.yaml globs of the form `dir/*`, or a folder). */
 export function workspacePackageDirs(): string[] {
   const workspace = parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8")) as { packages: string[] };

@@ -10,6 +10,7 @@ import {
   type Instruction,
   inContext,
   type PackageJson,
+  patchFolders,
   readDockerfile,
   readJson,
   repoPath,
@@ -110,6 +111,10 @@ describe("Dockerfile", () => {
   it("copies every workspace manifest and the lockfile before each install", () => {
     const manifests = ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".npmrc"];
     for (const dir of workspacePackageDirs()) manifests.push(`${dir}/package.json`);
+    // The patches the install applies (pnpm refuses to install without them), by their folder.
+    const patches = patchFolders();
+    expect(patches.length).toBeGreaterThan(0);
+    manifests.push(...patches);
     const installing = stages.filter((stage) => runs(stage).some((command) => command.startsWith("pnpm install")));
     expect(installing.length).toBeGreaterThan(0);
     for (const stage of installing) {

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { createDatabase, type Database } from "./client";
 import { createTestDatabase, type TestDatabase } from "./testing";
 
@@ -43,6 +44,25 @@ describe("PreparedStatements on a real PostgreSQL", () => {
     }
     expect(await held(database)).toBe(1);
     expect(database.naming.primary.active).toBe(true);
+  });
+
+  it("plans its raw statements without Prisma's WebAssembly query compiler, which still plans model queries", async () => {
+    // Node's own require: the generated client loads the compiler with import(), outside jest's registry.
+    const { QueryCompiler } = createRequire(__filename)("@prisma/client/runtime/query_compiler_bg.postgresql.js");
+    const compile = jest.spyOn(QueryCompiler.prototype, "compile");
+    try {
+      const database = open();
+      const { rows } = await database.statements.query<{ n: number; tags: string[] }>(
+        "SELECT $1::int + 1 AS n, $2::text[] AS tags",
+        [41, ["a", "b"]],
+      );
+      expect(rows).toEqual([{ n: 42, tags: ["a", "b"] }]);
+      expect(compile).not.toHaveBeenCalled();
+      await database.prisma.team.findFirst({ where: { id: "no such team" } });
+      expect(compile).toHaveBeenCalledTimes(1);
+    } finally {
+      compile.mockRestore();
+    }
   });
 
   it("keeps at most the configured number of statements per connection, deallocating the least recently used", async () => {

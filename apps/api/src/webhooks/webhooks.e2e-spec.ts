@@ -284,14 +284,20 @@ describe("webhooks on postgres", () => {
     expect(await owed("list = 'guides'")).toBe(0);
   });
 
-  it("coalesces a burst of 1,000 commits into a handful of notices", async () => {
+  it("coalesces a burst of 1,000 commits into a handful of notices: one a second at most", async () => {
     await subscribe(["events"]);
+    const started = Date.now();
     await commitEvents(e2e.url, RUNNERS, 1_000);
+    const burstSeconds = Math.ceil((Date.now() - started) / 1_000);
     await until(() => receiver.ofType("events.changed").length > 0, "a notice arrives", 10_000);
     await sleep(2_000);
     const notices = receiver.ofType("events.changed");
     expect(notices.length).toBeGreaterThanOrEqual(1);
-    expect(notices.length).toBeLessThanOrEqual(5);
+    // A notice is sent a second after the commit that made it, and the commits of that second
+    // join it; one more follows a notice that was in flight when a commit came. So a burst of
+    // n started seconds is told in at most n + 2 notices (the burst's length is the machine's:
+    // 1-2 s on a quiet one, more on a loaded one), where one per commit would be 1,000.
+    expect(notices.length).toBeLessThanOrEqual(burstSeconds + 2);
   });
 
   it("tells a commit made while a notice is in flight with one more notice after it", async () => {

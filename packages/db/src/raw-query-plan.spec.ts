@@ -1,4 +1,5 @@
 import { rawQueryPlan, rawQueryPlanOfRequest } from "@prisma/client/runtime/raw-query-plan";
+import { seededRandom } from "./testing";
 
 /**
  * The raw-query planner that patches/@prisma__client@6.19.3.patch adds to the Prisma client,
@@ -37,17 +38,6 @@ async function loadCompiler(): Promise<QueryCompiler> {
     provider: "postgres",
     connectionInfo: { supportsRelationJoins: true },
   });
-}
-
-/** A deterministic pseudo-random sequence (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** One parameter as serializeRawParameters writes it (tagged values for bigint, date, decimal, bytes), or stranger. */
@@ -118,7 +108,7 @@ describe("raw query plans made in JavaScript (the Prisma client patch)", () => {
 
   it("plans what the query compiler plans, for seeded random parameter lists, and defers the rest to it", () => {
     const seed = Number(process.env.ORACLE_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    const next = random(seed);
+    const next = seededRandom(seed);
     let planned = 0;
     let deferred = 0;
     for (let i = 0; i < 3000; i += 1) {

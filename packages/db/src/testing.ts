@@ -64,6 +64,20 @@ async function ensureTemplate(): Promise<string> {
   return template;
 }
 
+/**
+ * A seeded stream of numbers in [0, 1) (mulberry32): the same seed gives the same stream, so a
+ * seeded random test that fails names its seed and replays it.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed | 0;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 export interface TestDatabase {
   name: string;
   url: string;

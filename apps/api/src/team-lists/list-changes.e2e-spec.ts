@@ -1,3 +1,4 @@
+import { seededRandom } from "@community/db/testing";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
@@ -157,15 +158,9 @@ describe.each(backends)("list changes on %s", (backend) => {
   });
 
   it("keeps a copy equal to plain SQL at every quiet point under seeded random writes of every kind", async () => {
-    // mulberry32: a failure names its seed and replays.
+    // A failure names its seed and replays.
     const seed = 20_261_124;
-    let state = seed;
-    const random = () => {
-      state = (state + 0x6d2b79f5) | 0;
-      let t = Math.imul(state ^ (state >>> 15), 1 | state);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-    };
+    const random = seededRandom(seed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
     const teams = [RUNNERS, CLIMBERS] as const;
     const bearer = { [RUNNERS]: TOKENS.runner, [CLIMBERS]: TOKENS.climber };

@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import { seededRandom } from "@community/db/testing";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import type { PoolClient } from "pg";
 import request from "supertest";
@@ -20,18 +21,6 @@ const WEBHOOKS = "/v1/me/community/team/webhooks";
 const seed = process.env.ORACLE_SEED === undefined ? randomInt(2 ** 31) : Number(process.env.ORACLE_SEED);
 const WRITE_MS = 6_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** mulberry32: a small seeded generator. */
-function generator(start: number): () => number {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 type Copy = Map<string, string>;
 
@@ -110,7 +99,7 @@ describe("webhooks against plain SQL under overlapping writers", () => {
 
   it("leaves a copy kept by notices alone equal to the lists", async () => {
     console.log(`webhooks oracle seed ${seed}: ORACLE_SEED=${seed} replays it`);
-    const random = generator(seed);
+    const random = seededRandom(seed);
     const copies = { events: new NoticeDrivenCopy(base, "events"), guides: new NoticeDrivenCopy(base, "guides") };
     for (const list of ["events", "guides"] as const) await copies[list].start(await listed(list));
 

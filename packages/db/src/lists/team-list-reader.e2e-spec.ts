@@ -1,5 +1,5 @@
 import { createDatabase, type Database } from "../client";
-import { createTestDatabase, type TestDatabase } from "../testing";
+import { createTestDatabase, seededRandom, type TestDatabase } from "../testing";
 import { EVENTS_LIST } from "./events.list";
 import { GUIDES_LIST } from "./guides.list";
 import type { Queryable } from "./team-list";
@@ -9,17 +9,6 @@ const TEAM = "team_a";
 const OTHER = "team_b";
 const SIZE = 3_000;
 const BASE = Date.UTC(2026, 0, 1) / 1000;
-
-/** A deterministic pseudo-random sequence (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 // Deep pages read through boundary seeks must equal the offset order, whatever the writes in
 // between; the boundaries are repaired over the changed range only, never read again in full.
@@ -101,7 +90,7 @@ describe(`${TeamListReader.name} boundaries under writes`, () => {
 
   it("keeps seeks equal to the offset order through inserts, deletes, moves and reschedules", async () => {
     const reader = new TeamListReader(recording, EVENTS_LIST);
-    const next = random(20261123);
+    const next = seededRandom(20261123);
     const offsets = () => [
       SEEK_MIN_OFFSET,
       ...Array.from({ length: 6 }, () => SEEK_MIN_OFFSET + Math.floor(next() * (SIZE - SEEK_MIN_OFFSET))),

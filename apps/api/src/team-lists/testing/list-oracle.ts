@@ -5,6 +5,7 @@ import { createDatabase } from "@community/db";
 import {
   LockMonitor,
   SqlSession,
+  seededRandom,
   settledOrWaiting,
   sqlState,
   statusCountMismatches,
@@ -34,14 +35,10 @@ export const LISTS: readonly ListName[] = ["events", "guides"];
 
 /** A seeded stream of numbers in [0, 1) (mulberry32): the same seed, the same schedule. */
 export class Rng {
-  constructor(private state: number) {}
+  readonly next: () => number;
 
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  constructor(seed: number) {
+    this.next = seededRandom(seed);
   }
 
   int(low: number, high: number): number {

@@ -264,14 +264,7 @@ describe("webhooks on postgres", () => {
     const created = await subscribe(["events"]);
     const started = Date.now();
     await commitEvents(e2e.url, RUNNERS);
-    const [notice] = await until(
-      () => {
-        const notices = receiver.ofType("events.changed");
-        return notices.length > 0 && notices;
-      },
-      "the notice arrives",
-      10_000,
-    );
+    const [notice] = await receiver.awaitType("events.changed", 1, "the notice arrives");
     expect((notice?.at ?? 0) - started).toBeLessThan(5_000);
     expect(verified(created.secret, notice as never)).toEqual({
       type: "events.changed",
@@ -289,7 +282,7 @@ describe("webhooks on postgres", () => {
     const started = Date.now();
     await commitEvents(e2e.url, RUNNERS, 1_000);
     const burstSeconds = Math.ceil((Date.now() - started) / 1_000);
-    await until(() => receiver.ofType("events.changed").length > 0, "a notice arrives", 10_000);
+    await receiver.awaitType("events.changed", 1, "a notice arrives");
     await sleep(2_000);
     const notices = receiver.ofType("events.changed");
     expect(notices.length).toBeGreaterThanOrEqual(1);
@@ -310,13 +303,10 @@ describe("webhooks on postgres", () => {
       await commitEvents(e2e.url, RUNNERS);
     };
     await commitEvents(e2e.url, RUNNERS);
-    const notices = await until(
-      () => {
-        const got = receiver.ofType("events.changed");
-        return got.length >= 2 && got;
-      },
+    const notices = await receiver.awaitType(
+      "events.changed",
+      2,
       "a second notice follows the commit made during the first",
-      10_000,
     );
     expect(notices[1]?.headers["webhook-id"]).not.toBe(notices[0]?.headers["webhook-id"]);
     receiver.beforeAnswer = undefined;
@@ -352,14 +342,7 @@ describe("webhooks on postgres", () => {
     const created = await subscribe(["events"]);
     receiver.answers.push({ status: 503, headers: { "Retry-After": "1" } });
     await commitEvents(e2e.url, RUNNERS);
-    const notices = await until(
-      () => {
-        const got = receiver.ofType("events.changed");
-        return got.length >= 2 && got;
-      },
-      "the retry arrives",
-      10_000,
-    );
+    const notices = await receiver.awaitType("events.changed", 2, "the retry arrives");
     expect(notices[1]?.headers["webhook-id"]).toBe(notices[0]?.headers["webhook-id"]);
     expect(notices[1]?.body).toBe(notices[0]?.body);
     const page = await request(base).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
@@ -398,14 +381,7 @@ describe("webhooks on postgres", () => {
     expect(rotated.body.secret).not.toBe(created.secret);
     expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(23 * 3_600_000);
     await commitEvents(e2e.url, RUNNERS);
-    const [notice] = await until(
-      () => {
-        const got = receiver.ofType("events.changed");
-        return got.length > 0 && got;
-      },
-      "the notice arrives",
-      10_000,
-    );
+    const [notice] = await receiver.awaitType("events.changed", 1, "the notice arrives");
     expect(String(notice?.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     expect(verified(created.secret, notice as never)).toMatchObject({ type: "events.changed" });
     expect(verified(rotated.body.secret, notice as never)).toMatchObject({ type: "events.changed" });
@@ -418,14 +394,7 @@ describe("webhooks on postgres", () => {
     );
     expect(rotations.map((r) => r.status)).toEqual([200, 200]);
     await commitEvents(e2e.url, RUNNERS);
-    const [notice] = await until(
-      () => {
-        const got = receiver.ofType("events.changed");
-        return got.length > 0 && got;
-      },
-      "the notice arrives",
-      10_000,
-    );
+    const [notice] = await receiver.awaitType("events.changed", 1, "the notice arrives");
     for (const rotated of rotations)
       expect(verified(rotated.body.secret, notice as never)).toMatchObject({ type: "events.changed" });
     expect(() => verified(created.secret, notice as never)).toThrow();

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { until } from "@community/fixtures/testing";
 
 /** A notice as a receiver got it. */
 export interface ReceivedNotice {
@@ -56,6 +57,18 @@ export class TestReceiver {
   /** The notices received whose body's type is `type`. */
   ofType(type: string): ReceivedNotice[] {
     return this.received.filter((notice) => (JSON.parse(notice.body) as { type: string }).type === type);
+  }
+
+  /** Waits (up to `timeoutMs`) until at least `count` notices of `type` came, and returns them all. */
+  async awaitType(type: string, count: number, what: string, timeoutMs = 10_000): Promise<ReceivedNotice[]> {
+    return await until(
+      () => {
+        const notices = this.ofType(type);
+        return notices.length >= count && notices;
+      },
+      what,
+      timeoutMs,
+    );
   }
 
   async close(): Promise<void> {

@@ -114,18 +114,20 @@ export function inContext(files: Set<string>, relative: string): boolean {
   return files.has(clean) || [...files].some((file) => file.startsWith(`${clean}/`));
 }
 
+/** What the tests read of pnpm-workspace.yaml. */
+function workspaceManifest(): { packages: string[]; patchedDependencies?: Record<string, string> } {
+  return parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8"));
+}
+
 /** Folders of the patches that pnpm-workspace.yaml's patchedDependencies name. */
 export function patchFolders(): string[] {
-  const workspace = parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8")) as {
-    patchedDependencies?: Record<string, string>;
-  };
-  return [...new Set(Object.values(workspace.patchedDependencies ?? {}).map((patch) => path.posix.dirname(patch)))];
+  const patches = Object.values(workspaceManifest().patchedDependencies ?? {});
+  return [...new Set(patches.map((patch) => path.posix.dirname(patch)))];
 }
 
 /** Folders of the workspace's packages (pnpm-workspace.yaml globs of the form `dir/*`, or a folder). */
 export function workspacePackageDirs(): string[] {
-  const workspace = parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8")) as { packages: string[] };
-  return workspace.packages.flatMap((glob) => {
+  return workspaceManifest().packages.flatMap((glob) => {
     if (/^[\w.-]+(\/[\w.-]+)*$/.test(glob)) return existsSync(repoPath(glob, "package.json")) ? [glob] : [];
     if (!glob.endsWith("/*")) throw new Error(`unsupported workspace glob: ${glob}`);
     const parent = glob.slice(0, -2);

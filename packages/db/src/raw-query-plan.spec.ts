@@ -19,7 +19,7 @@ interface QueryCompiler {
   compile(request: string): unknown;
 }
 
-async function loadCompiler(): Promise<QueryCompiler> {
+function loadCompiler(): QueryCompiler {
   const runtime = require("@prisma/client/runtime/query_compiler_bg.postgresql.js");
   const { wasm } = require("@prisma/client/runtime/query_compiler_bg.postgresql.wasm-base64.js");
   const { Module, Instance } = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
@@ -68,12 +68,15 @@ function parameter(next: () => number, depth = 0): unknown {
       return pick([{ a: 1 }, { prisma__type: "bigint" }, { prisma__type: "other", prisma__value: "1" }, {}]);
     case 11:
     case 12: {
-      // A list of one kind, as an int[] or text[] parameter would be.
+      // A list of one kind, as an int[] or text[] parameter would be: more values of the first's
+      // type, or the first again when it is an object or null.
       const length = Math.floor(next() * 4);
       const first = parameter(next, depth + 1);
-      return Array.from({ length }, () => (typeof first === "object" ? first : parameter(next, depth + 1))).map(
-        (v, i) => (i === 0 ? first : typeof first === typeof v ? v : first),
-      );
+      const more = () => {
+        const value = parameter(next, depth + 1);
+        return typeof first !== "object" && typeof value === typeof first ? value : first;
+      };
+      return length === 0 ? [] : [first, ...Array.from({ length: length - 1 }, more)];
     }
     case 13:
       return depth > 1 ? 1 : Array.from({ length: 1 + Math.floor(next() * 3) }, () => parameter(next, depth + 1));
@@ -93,8 +96,8 @@ const request = (action: string, sql: string, parameters: unknown[]) =>
 describe("raw query plans made in JavaScript (the Prisma client patch)", () => {
   let compiler: QueryCompiler;
 
-  beforeAll(async () => {
-    compiler = await loadCompiler();
+  beforeAll(() => {
+    compiler = loadCompiler();
   });
 
   /** The compiler's plan, or the error it gives. */

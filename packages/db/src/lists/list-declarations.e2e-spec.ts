@@ -62,7 +62,8 @@ describe(listDeclarationMismatches.name, () => {
     const talk = (id: string, team: string, account: string) =>
       pool.query(
         `INSERT INTO talks (id, team_id, account_id, slug, name, price_in_cents, currency)
-         VALUES ('${id}', '${team}', '${account}', '${id}', '${id}', 0, 'USD')`,
+         VALUES ($1, $2, $3, $4, $5, 0, 'USD')`,
+        [id, team, account, id, id],
       );
     await talk("tk_1", "team_talks", "acc_speaker");
     await talk("tk_2", "team_other", "acc_other");

@@ -78,6 +78,17 @@ export function parseDockerfile(text: string): Stage[] {
 export const readDockerfile = (relative = "Dockerfile"): Stage[] =>
   parseDockerfile(readFileSync(repoPath(relative), "utf8"));
 
+/** The words of the image's CMD (the last stage's, in exec form): `node`, its flags, the script. */
+export function imageCommand(): string[] {
+  const runtime = defined(readDockerfile().at(-1), "a stage");
+  return JSON.parse(
+    defined(
+      runtime.instructions.findLast((i) => i.keyword === "CMD"),
+      "CMD",
+    ).args,
+  ) as string[];
+}
+
 export interface CopyInstruction {
   from?: string;
   sources: string[];

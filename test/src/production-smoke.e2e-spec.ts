@@ -5,7 +5,7 @@ import { createEmptyTestDatabase, type TestDatabase } from "@community/db/testin
 import { DEMO_TOKENS, demoFixture } from "@community/fixtures";
 import { ApiProcess } from "@community/fixtures/testing";
 import { parse } from "yaml";
-import { defined, REPO_ROOT, readDockerfile, repoPath } from "./docker-files";
+import { defined, imageCommand, REPO_ROOT, repoPath } from "./docker-files";
 
 /**
  * What the image and docker-compose.yml run, on the built workspace (`pnpm test` builds first):
@@ -15,13 +15,7 @@ import { defined, REPO_ROOT, readDockerfile, repoPath } from "./docker-files";
 const compose = parse(readFileSync(repoPath("docker-compose.yml"), "utf8")) as {
   services: Record<string, { command: string[] }>;
 };
-const runtime = defined(readDockerfile().at(-1), "a stage");
-const cmd = JSON.parse(
-  defined(
-    runtime.instructions.findLast((i) => i.keyword === "CMD"),
-    "CMD",
-  ).args,
-) as string[];
+const cmd = imageCommand();
 
 const run = promisify(execFile);
 const command = (service: string, env: NodeJS.ProcessEnv) => {

@@ -1,5 +1,5 @@
 import { LARGE_TEAM_TOKEN, largeTeamFixture, type RunningApi, startCompiledApi } from "@community/fixtures/testing";
-import { defined, readDockerfile } from "./docker-files";
+import { defined, imageCommand } from "./docker-files";
 
 /**
  * A request's objects die young. The image's CMD, with V8's --trace-gc-nvp added, answers list
@@ -11,13 +11,7 @@ import { defined, readDockerfile } from "./docker-files";
  * closure set on an object made per request: Prisma's query promise, the promise form of pg's
  * query in the naming of prepared statements, and passport's per-request strategy object.
  */
-const runtime = defined(readDockerfile().at(-1), "a stage");
-const cmd = JSON.parse(
-  defined(
-    runtime.instructions.findLast((i) => i.keyword === "CMD"),
-    "CMD",
-  ).args,
-) as string[];
+const cmd = imageCommand();
 
 const PAGE = "/v1/me/community/team/events?page=1&per_page=100";
 const IN_FLIGHT = 10;

@@ -86,7 +86,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The api keeps about 40 MB of live heap; left alone, V8 lets garbage pile up to a limit sized from
 # the host's memory before a full collection. Measured under the full mix bench (bench/README.md,
-# "Memory"): a 16 MB semi-space keeps the api's peak RSS at 240-250 MB (page cache full) where
+# "Memory"): a 16 MB semi-space keeps the api's peak RSS at 236-264 MB (page cache full) where
 # 32 MB gave 270 MB, with the api's throughput and CPU per request within the rounds' spread. Only
 # the api gets them: the seed CLI may need more heap for a large fixture file.
 CMD ["node", "--max-old-space-size=192", "--max-semi-space-size=16", "apps/api/dist/main.js"]

@@ -38,6 +38,22 @@ export function imageNodeFlags(): string[] {
   return words.slice(1, -1);
 }
 
+/**
+ * `BENCH_ENV_<SERVER>`: space-separated NAME=value pairs added to that server's environment, for
+ * before/after comparisons of settings read at process start (e.g. `MALLOC_ARENA_MAX=2`).
+ */
+export function slotEnvironment(server: string, value: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of (value ?? "").split(" ").filter((p) => p !== "")) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
+    if (match === null) {
+      throw new Error(`BENCH_ENV_${server.toUpperCase()}: "${pair}" is not NAME=value (pairs are separated by spaces)`);
+    }
+    env[match[1] as string] = match[2] as string;
+  }
+  return env;
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -84,6 +100,8 @@ export async function startServer(
   // server in a server's slot, and node flags of its own (e.g. --cpu-prof).
   const script = process.env[`BENCH_SCRIPT_${name.toUpperCase()}`] ?? path.join(REPO_ROOT, SCRIPTS[name]);
   const extraArgs = (process.env[`BENCH_NODE_ARGS_${name.toUpperCase()}`] ?? "").split(" ").filter((a) => a !== "");
+  // Process settings that no node flag reaches (glibc's MALLOC_*, say), for one server only.
+  const extraEnv = slotEnvironment(name, process.env[`BENCH_ENV_${name.toUpperCase()}`]);
   // The server's output goes to a file, not through a pipe into this process: reading a log line
   // per request here would take CPU from the load generator in the api's runs only.
   const logFile = path.join(mkdtempSync(path.join(tmpdir(), `bench-${name}-`)), "output.log");
@@ -100,6 +118,7 @@ export async function startServer(
       LOG_LEVEL: "info",
       ...process.env,
       ...options.env,
+      ...extraEnv,
       NODE_ENV: "production",
       CURSOR_SECRET: "bench-cursor-secret-0123456789abcdef",
       DATABASE_URL: options.databaseUrl,

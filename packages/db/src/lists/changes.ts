@@ -192,8 +192,13 @@ export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "lis
   SELECT DISTINCT d.item_id AS id, c.version AS k FROM ${win} c
    JOIN team_list_tombstones d ON d.team_id = $1 AND d.list = '${list}' AND d.xid = c.xid
    WHERE ${after("d.item_id")}
-     AND NOT EXISTS (SELECT 1 FROM team_list_tombstones l JOIN ${commits} lc ON ${of("lc")} AND lc.xid = l.xid
-                      WHERE l.item_id = d.item_id AND l.team_id = $1 AND l.list = '${list}' AND lc.version > c.version)
+     -- The item's tombstones first, then a commit per tombstone by its xid: written as a join of
+     -- the two, a plan made on statistics older than the log's growth (after a load or a restore,
+     -- until autovacuum analyzes) joined every tombstone of the list to every later commit for
+     -- each candidate, seconds per page once a window held a few hundred deletes (docs/database.md).
+     AND NOT EXISTS (SELECT 1 FROM team_list_tombstones l
+                      WHERE l.item_id = d.item_id AND l.team_id = $1 AND l.list = '${list}'
+                        AND EXISTS (SELECT 1 FROM ${commits} lc WHERE ${of("lc")} AND lc.xid = l.xid AND lc.version > c.version))
      AND NOT EXISTS (SELECT 1 FROM ${list} i WHERE i.id = d.item_id AND i.team_id = $1)
    ORDER BY c.version, d.item_id LIMIT $8
 ), page AS (

@@ -10,6 +10,7 @@ import {
   ChangePositionExpiredError,
   ChangePositionUnknownError,
   changeFeedSql,
+  changeFeedValues,
   currentChangePosition,
   readChanges,
   sweepChangeLog,
@@ -352,6 +353,7 @@ describe("change feed on statistics older than the log (PostgreSQL)", () => {
   let db: Pool;
   let close: () => Promise<void>;
   const team = "team_stale";
+  const eventId = (n: number) => `evs_${String(n).padStart(4, "0")}`;
 
   beforeAll(async () => {
     ({ pool: db, close } = await postgres.open());
@@ -378,17 +380,12 @@ describe("change feed on statistics older than the log (PostgreSQL)", () => {
   it("reads a page of a window of 300 deletes through its indexes, not every tombstone against every later commit", async () => {
     const position = await positionNow(db, "events", team);
     for (let n = 1; n <= 300; n++) {
-      await db.query("DELETE FROM events WHERE id = $1", [`evs_${String(n).padStart(4, "0")}`]);
-      if (n % 3 === 0) {
-        await db.query("UPDATE events SET name = name || '.' WHERE id = $1", [
-          `evs_${String(400 - n).padStart(4, "0")}`,
-        ]);
-      }
+      await db.query("DELETE FROM events WHERE id = $1", [eventId(n)]);
+      if (n % 3 === 0) await db.query("UPDATE events SET name = name || '.' WHERE id = $1", [eventId(400 - n)]);
     }
-    const [lo, loStamp] = position.base.split(".");
     const { rows } = await db.query<{ "QUERY PLAN": [{ Plan: Record<string, number> }] }>(
       `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${changeFeedSql(EVENTS_LIST)}`,
-      [team, lo, loStamp, null, null, null, null, 101],
+      changeFeedValues(team, position, 100),
     );
     const plan = rows[0]?.["QUERY PLAN"][0].Plan;
     const buffers = (plan?.["Shared Hit Blocks"] ?? 0) + (plan?.["Shared Read Blocks"] ?? 0);
@@ -399,8 +396,8 @@ describe("change feed on statistics older than the log (PostgreSQL)", () => {
     // of an item that was not deleted later.
     const expected: string[] = [];
     for (let n = 1; expected.length < 100; n++) {
-      expected.push(`delete evs_${String(n).padStart(4, "0")}`);
-      if (n % 3 === 0 && expected.length < 100) expected.push(`upsert evs_${String(400 - n).padStart(4, "0")}`);
+      expected.push(`delete ${eventId(n)}`);
+      if (n % 3 === 0 && expected.length < 100) expected.push(`upsert ${eventId(400 - n)}`);
     }
     const page = await readChanges(db, EVENTS_LIST, team, position, 100);
     expect(page.changes.map((change) => `${change.op} ${change.id}`)).toEqual(expected);

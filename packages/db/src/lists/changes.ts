@@ -228,6 +228,13 @@ interface ChangeMeta {
 
 const statements = new WeakMap<object, string>();
 
+/** The parameters of changeFeedSql for a page of at most `limit` entries after `position` (one more is read, for has_more). */
+export function changeFeedValues(teamId: string, position: ChangePosition, limit: number): (string | number | null)[] {
+  const [lo, loStamp] = parts(position.base);
+  const [hi, hiStamp] = position.round === undefined ? [null, null] : parts(position.round);
+  return [teamId, lo, loStamp, hi, hiStamp, position.after?.version ?? null, position.after?.id ?? null, limit + 1];
+}
+
 /**
  * One page of the changes of `teamId`'s list after `position`, at most `limit` entries, items
  * mapped exactly as the list endpoints map them. Throws ChangePositionExpiredError when the
@@ -248,18 +255,7 @@ export async function readChanges<Row extends { id: string }, Item>(
     sql = changeFeedSql(spec);
     statements.set(spec, sql);
   }
-  const [lo, loStamp] = parts(position.base);
-  const [hi, hiStamp] = position.round === undefined ? [null, null] : parts(position.round);
-  const values = [
-    teamId,
-    lo,
-    loStamp,
-    hi,
-    hiStamp,
-    position.after?.version ?? null,
-    position.after?.id ?? null,
-    limit + 1,
-  ];
+  const values = changeFeedValues(teamId, position, limit);
   const { rows } = await db.query<ChangeMeta & (Row | { [K in keyof Row]: null })>(sql, values);
   const first = rows[0];
   if (first === undefined) throw new Error("the change statement returned no status row");

@@ -121,6 +121,11 @@ export function sessionSettingsSql(options: Pick<DatabaseOptions, "statementTime
   return settings.join("; ");
 }
 
+/** The Prisma client over a node-postgres pool, through Prisma's pg driver adapter. */
+export function prismaClientOver(pool: Pool): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(pool), errorFormat: "minimal" });
+}
+
 /**
  * One node-postgres pool behind the Prisma client (through the pg driver adapter), so that the
  * service, the seed app and the tests share every connection setting and every code path. A
@@ -139,7 +144,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     });
   const primaryNaming = naming();
   const { pool, breaker } = openPool(options.url, "the database", options, observers, primaryNaming);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), errorFormat: "minimal" });
+  const prisma = prismaClientOver(pool);
   const readTimeoutMs = options.readTimeoutMs ?? 1_000;
   const replicaNaming = options.readUrl === undefined ? undefined : naming();
   const replica =
@@ -152,8 +157,7 @@ export function createDatabase(options: DatabaseOptions): Database {
           pool,
           readTimeoutMs,
         );
-  const prismaReads =
-    replica === undefined ? prisma : new PrismaClient({ adapter: new PrismaPg(replica), errorFormat: "minimal" });
+  const prismaReads = replica === undefined ? prisma : prismaClientOver(replica);
   const statements = new PrismaStatements(prisma);
   let closed = false;
   return {

@@ -114,9 +114,15 @@ type ConnectCallback = (
  * parameters (pg's `statement_timeout`/`lock_timeout` options): PgBouncer refuses a connection
  * whose startup packet carries parameters it does not know (such as these) unless told to
  * ignore them, and ignoring them would drop the timeouts silently. See docs/operations.md.
+ *
+ * JIT compilation off: PostgreSQL compiles a statement's expressions with LLVM when its estimated
+ * cost passes `jit_above_cost` (100,000 by default), on every execution, prepared or not. The
+ * change feed of a large team is estimated past it once its tables are analyzed, and compiling
+ * took 55-160 ms for a statement that runs in 2-13 ms (docs/database.md, "JIT"). Every statement
+ * of the service is an index walk of at most a page, which JIT cannot make faster.
  */
 export function sessionSettingsSql(options: Pick<DatabaseOptions, "statementTimeoutMs" | "lockTimeoutMs">): string {
-  const settings = [`SET statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 10_000)}`];
+  const settings = [`SET statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 10_000)}`, "SET jit = off"];
   if (options.lockTimeoutMs !== undefined) settings.push(`SET lock_timeout = ${Math.trunc(options.lockTimeoutMs)}`);
   return settings.join("; ");
 }

@@ -66,6 +66,35 @@ describe("the pool's time limits on a real PostgreSQL", () => {
     expect(rows[0]).toEqual({ statement: "1500ms", lock: "300ms" });
   });
 
+  it("turns JIT compilation off on every pooled connection, which a plain connection to this server uses", async () => {
+    // A statement past jit_above_cost (0 here) is compiled by a connection with the server's
+    // defaults, and not by the pool's: its plan reports no JIT section.
+    const jitOf = async (query: (text: string) => Promise<{ rows: Array<Record<string, unknown>> }>) => {
+      await query("SET jit_above_cost = 0");
+      try {
+        const { rows } = await query("EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM generate_series(1, 1000) g");
+        const plans = rows[0]?.["QUERY PLAN"] as Array<Record<string, unknown>> | undefined;
+        return plans?.[0]?.JIT;
+      } finally {
+        await query("RESET jit_above_cost");
+      }
+    };
+    const plain = new Client({ connectionString: testDb.url });
+    await plain.connect();
+    try {
+      expect(await jitOf((text) => plain.query(text))).toMatchObject({ Functions: expect.any(Number) });
+    } finally {
+      await plain.end();
+    }
+    const pooled = await db.pool.connect();
+    try {
+      expect((await pooled.query("SELECT current_setting('jit') AS jit")).rows[0]).toEqual({ jit: "off" });
+      expect(await jitOf((text) => pooled.query(text))).toBeUndefined();
+    } finally {
+      pooled.release();
+    }
+  });
+
   it("gives up on a table locked by another session after the lock timeout, as a `saturated` failure", async () => {
     const locker = new Client({ connectionString: testDb.url });
     await locker.connect();

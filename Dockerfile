@@ -61,9 +61,14 @@ RUN --mount=type=cache,id=pnpm-store,target=/pnpm/store pnpm install --frozen-lo
 # Keeps pnpm from `base` so that `pnpm db:migrate` works as documented in the README.
 FROM base AS runtime
 # HOST: every interface, so that a published port reaches the api (alone, the embedded demo listens on loopback).
+# MALLOC_ARENA_MAX: glibc gives each thread that allocates an arena of its own (up to 8 per core);
+# V8's and libuv's threads held about 29 MB of them under the mix bench. Two arenas took the api's
+# peak RSS down 5-15 MB with CPU per request unchanged (bench/README.md, "Heap settings against the
+# noise"); the bench gives every server the image's ENV, as it gives them its node flags.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=3000
+    PORT=3000 \
+    MALLOC_ARENA_MAX=2
 # Production node_modules and manifests, then the compiled output (the generated Prisma client
 # is TypeScript compiled into packages/db/dist). Files stay owned by root: the app only reads them.
 COPY --from=prod-deps /app ./

@@ -39,6 +39,49 @@ export function imageNodeFlags(): string[] {
 }
 
 /**
+ * The environment of the image's final stage: the `ENV` lines of that stage and of the stages it
+ * is built `FROM`, as Docker gives them to the process. Among them glibc's `MALLOC_ARENA_MAX`, a
+ * setting read at process start, which every server here gets as the image's api does. Only
+ * `NAME=value` pairs without quotes, spaces or variables are read; anything else is refused with
+ * its line, so that a new form in the Dockerfile cannot be half-read here.
+ */
+export function imageEnvironment(
+  dockerfile = readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8"),
+): Record<string, string> {
+  const stages: Array<{ name?: string; from: string; env: Array<[string, string]> }> = [];
+  let start = 0;
+  let logical = "";
+  dockerfile.split(/\r?\n/).forEach((raw, index) => {
+    if (/^\s*#/.test(raw) || (logical === "" && raw.trim() === "")) return;
+    if (logical === "") start = index + 1;
+    const continued = /\\\s*$/.test(raw);
+    logical += continued ? `${raw.replace(/\\\s*$/, "")} ` : raw;
+    if (continued) return;
+    const [, keyword = "", args = ""] = /^\s*(\S+)\s*(.*)$/.exec(logical) ?? [];
+    logical = "";
+    if (keyword.toUpperCase() === "FROM") {
+      const [from = "", as, name] = args.trim().split(/\s+/);
+      stages.push({ from, name: as?.toLowerCase() === "as" ? name : undefined, env: [] });
+    } else if (keyword.toUpperCase() === "ENV") {
+      const stage = stages.at(-1);
+      if (stage === undefined) throw new Error(`Dockerfile line ${start}: ENV before FROM`);
+      for (const pair of args.trim().split(/\s+/)) {
+        const match = /^([A-Za-z_][A-Za-z0-9_]*)=([^"'\s$]*)$/.exec(pair);
+        if (match === null)
+          throw new Error(`Dockerfile line ${start}: ENV "${pair}" is not NAME=value (unquoted, no variables)`);
+        stage.env.push([match[1] as string, match[2] as string]);
+      }
+    }
+  });
+  const lineage: typeof stages = [];
+  for (let stage = stages.at(-1); stage !== undefined; stage = stages.find((s) => s.name === stage?.from)) {
+    if (lineage.includes(stage)) throw new Error(`Dockerfile: stage ${stage.name} is built from itself`);
+    lineage.unshift(stage);
+  }
+  return Object.fromEntries(lineage.flatMap((stage) => stage.env));
+}
+
+/**
  * `BENCH_ENV_<SERVER>`: space-separated NAME=value pairs added to that server's environment, for
  * before/after comparisons of settings read at process start (e.g. `MALLOC_ARENA_MAX=2`).
  */
@@ -87,7 +130,7 @@ async function waitUntilServing(baseUrl: string, child: ChildProcess, output: ()
 }
 
 /**
- * Starts a server as production would: the compiled JavaScript, the image's node flags, NODE_ENV=production, and the
+ * Starts a server as production would: the compiled JavaScript, the image's node flags and ENV, NODE_ENV=production, and the
  * caller's environment passed through (so rate limits, log levels and the like can be set for a
  * run), with the database, port and pool size the benchmark chooses.
  */
@@ -107,8 +150,10 @@ export async function startServer(
   const logFile = path.join(mkdtempSync(path.join(tmpdir(), `bench-${name}-`)), "output.log");
   const logFd = openSync(logFile, "w");
   const output = () => readFileSync(logFile, "utf8").slice(-20_000);
-  // Every server runs with the image's node flags (heap budget and all), so none gets a different V8.
+  // Every server runs with the image's node flags and ENV (heap budget, malloc arenas), so none gets
+  // a different V8 or allocator.
   const flags = imageNodeFlags();
+  const imageEnv = imageEnvironment();
   const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...extraArgs, script], {
     cwd: REPO_ROOT,
     env: {
@@ -116,6 +161,8 @@ export async function startServer(
       // limits), and every request logs its line as in production; the caller may override both.
       RATE_LIMIT_MAX: "10000000",
       LOG_LEVEL: "info",
+      // The image's ENV, as `docker run` gives it: the caller's environment may override it.
+      ...imageEnv,
       ...process.env,
       ...options.env,
       ...extraEnv,

@@ -116,8 +116,8 @@ type ConnectCallback = (
  * ignore them, and ignoring them would drop the timeouts silently. See docs/operations.md.
  *
  * JIT compilation off: PostgreSQL compiles a statement's expressions with LLVM when its estimated
- * cost passes `jit_above_cost` (100,000 by default), on every execution, prepared or not. The
- * change feed of a large team is estimated past it once its tables are analyzed, and compiling
+ * cost passes `jit_above_cost` (100,000 by default), on every execution, prepared or not. On some
+ * shapes of data the change feed is estimated past it once its tables are analyzed, and compiling
  * took 55-160 ms for a statement that runs in 2-13 ms (docs/database.md, "JIT"). Every statement
  * of the service is an index walk of at most a page, which JIT cannot make faster.
  */

@@ -117,9 +117,9 @@ type ConnectCallback = (
  *
  * JIT compilation off: PostgreSQL compiles a statement's expressions with LLVM when its estimated
  * cost passes `jit_above_cost` (100,000 by default), on every execution, prepared or not. On some
- * shapes of data the change feed is estimated past it once its tables are analyzed, and compiling
- * took 55-160 ms for a statement that runs in 2-13 ms (docs/database.md, "JIT"). Every statement
- * of the service is an index walk of at most a page, which JIT cannot make faster.
+ * shapes of data the change feed is estimated past it once its tables are analyzed: a page then
+ * took 60-160 ms, about 60 of them compiling, against 3-6 ms without (docs/database.md, "JIT").
+ * Every statement of the service is an index walk of at most a page, which JIT cannot make faster.
  */
 export function sessionSettingsSql(options: Pick<DatabaseOptions, "statementTimeoutMs" | "lockTimeoutMs">): string {
   const settings = [`SET statement_timeout = ${Math.trunc(options.statementTimeoutMs ?? 10_000)}`, "SET jit = off"];

@@ -1,3 +1,4 @@
+import { parseDockerfile } from "./dockerfile";
 import { imageEnvironment, slotEnvironment } from "./servers";
 
 describe(slotEnvironment.name, () => {
@@ -37,7 +38,7 @@ describe(imageEnvironment.name, () => {
       "    MALLOC_ARENA_MAX=2",
       'CMD ["node", "main.js"]',
     ].join("\n");
-    expect(imageEnvironment(dockerfile)).toEqual({
+    expect(imageEnvironment(parseDockerfile(dockerfile))).toEqual({
       CI: "true",
       NODE_ENV: "production",
       PORT: "3000",
@@ -46,11 +47,15 @@ describe(imageEnvironment.name, () => {
   });
 
   it("refuses a form it cannot read, naming the line", () => {
-    expect(() => imageEnvironment('FROM node\nENV GREETING="hello world"\n')).toThrow(
+    expect(() => imageEnvironment(parseDockerfile('FROM node\nENV GREETING="hello world"\n'))).toThrow(
       'Dockerfile line 2: ENV "GREETING="hello" is not NAME=value',
     );
-    expect(() => imageEnvironment("FROM node\nENV LEGACY value\n")).toThrow('Dockerfile line 2: ENV "LEGACY"');
-    expect(() => imageEnvironment("FROM node\nENV PATH=/pnpm:$PATH\n")).toThrow('ENV "PATH=/pnpm:$PATH"');
+    expect(() => imageEnvironment(parseDockerfile("FROM node\nENV LEGACY value\n"))).toThrow(
+      'Dockerfile line 2: ENV "LEGACY"',
+    );
+    expect(() => imageEnvironment(parseDockerfile("FROM node\nENV PATH=/pnpm:$PATH\n"))).toThrow(
+      'ENV "PATH=/pnpm:$PATH"',
+    );
   });
 
   it("gives the repository's image its malloc arena bound", () => {

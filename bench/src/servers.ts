@@ -3,6 +3,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { imageCommand, parseDockerfile, type Stage, stageLineage } from "./dockerfile";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
@@ -26,16 +27,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+const readImageDockerfile = (): Stage[] => parseDockerfile(readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8"));
+
 /**
  * The node flags of the image's CMD (Dockerfile), such as the api's heap budget: the api runs
  * here exactly as the image runs it.
  */
-export function imageNodeFlags(): string[] {
-  const dockerfile = readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8");
-  const cmd = [...dockerfile.matchAll(/^CMD\s+(\[.*\])\s*$/gm)].at(-1)?.[1];
-  if (cmd === undefined) throw new Error("Dockerfile: no CMD in exec form");
-  const words = JSON.parse(cmd) as string[];
-  return words.slice(1, -1);
+export function imageNodeFlags(stages: readonly Stage[] = readImageDockerfile()): string[] {
+  return imageCommand(stages).slice(1, -1);
 }
 
 /**
@@ -45,40 +44,24 @@ export function imageNodeFlags(): string[] {
  * `NAME=value` pairs without quotes, spaces or variables are read; anything else is refused with
  * its line, so that a new form in the Dockerfile cannot be half-read here.
  */
-export function imageEnvironment(
-  dockerfile = readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8"),
-): Record<string, string> {
-  const stages: Array<{ name?: string; from: string; env: Array<[string, string]> }> = [];
-  let start = 0;
-  let logical = "";
-  dockerfile.split(/\r?\n/).forEach((raw, index) => {
-    if (/^\s*#/.test(raw) || (logical === "" && raw.trim() === "")) return;
-    if (logical === "") start = index + 1;
-    const continued = /\\\s*$/.test(raw);
-    logical += continued ? `${raw.replace(/\\\s*$/, "")} ` : raw;
-    if (continued) return;
-    const [, keyword = "", args = ""] = /^\s*(\S+)\s*(.*)$/.exec(logical) ?? [];
-    logical = "";
-    if (keyword.toUpperCase() === "FROM") {
-      const [from = "", as, name] = args.trim().split(/\s+/);
-      stages.push({ from, name: as?.toLowerCase() === "as" ? name : undefined, env: [] });
-    } else if (keyword.toUpperCase() === "ENV") {
-      const stage = stages.at(-1);
-      if (stage === undefined) throw new Error(`Dockerfile line ${start}: ENV before FROM`);
-      for (const pair of args.trim().split(/\s+/)) {
+export function imageEnvironment(stages: readonly Stage[] = readImageDockerfile()): Record<string, string> {
+  const last = stages.at(-1);
+  if (last === undefined) throw new Error("Dockerfile: no stage");
+  const env: Record<string, string> = {};
+  for (const stage of stageLineage(stages, last).reverse()) {
+    for (const instruction of stage.instructions.filter((i) => i.keyword === "ENV")) {
+      for (const pair of instruction.args.split(/\s+/)) {
         const match = /^([A-Za-z_][A-Za-z0-9_]*)=([^"'\s$]*)$/.exec(pair);
-        if (match === null)
-          throw new Error(`Dockerfile line ${start}: ENV "${pair}" is not NAME=value (unquoted, no variables)`);
-        stage.env.push([match[1] as string, match[2] as string]);
+        if (match === null) {
+          throw new Error(
+            `Dockerfile line ${instruction.line}: ENV "${pair}" is not NAME=value (unquoted, no variables)`,
+          );
+        }
+        env[match[1] as string] = match[2] as string;
       }
     }
-  });
-  const lineage: typeof stages = [];
-  for (let stage = stages.at(-1); stage !== undefined; stage = stages.find((s) => s.name === stage?.from)) {
-    if (lineage.includes(stage)) throw new Error(`Dockerfile: stage ${stage.name} is built from itself`);
-    lineage.unshift(stage);
   }
-  return Object.fromEntries(lineage.flatMap((stage) => stage.env));
+  return env;
 }
 
 /**
@@ -152,8 +135,9 @@ export async function startServer(
   const output = () => readFileSync(logFile, "utf8").slice(-20_000);
   // Every server runs with the image's node flags and ENV (heap budget, malloc arenas), so none gets
   // a different V8 or allocator.
-  const flags = imageNodeFlags();
-  const imageEnv = imageEnvironment();
+  const image = readImageDockerfile();
+  const flags = imageNodeFlags(image);
+  const imageEnv = imageEnvironment(image);
   const child = spawn(process.execPath, [...flags, ...(options.nodeArgs ?? []), ...extraArgs, script], {
     cwd: REPO_ROOT,
     env: {

@@ -5,6 +5,12 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import dockerignore from "@balena/dockerignore";
 import { parse } from "yaml";
+import {
+  imageCommand as commandOfImage,
+  type Instruction,
+  parseDockerfile,
+  type Stage,
+} from "../../bench/src/dockerfile";
 
 /** The repository root, which is also the Docker build context. */
 export const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -30,64 +36,14 @@ export interface PackageJson {
   packageManager?: string;
 }
 
-export interface Instruction {
-  keyword: string;
-  /** Everything after the keyword, continuations joined. */
-  args: string;
-  /** 1-based line of the keyword. */
-  line: number;
-}
-
-export interface Stage {
-  from: string;
-  name?: string;
-  instructions: Instruction[];
-}
-
-/** Dockerfile -> stages of instructions (comments dropped, line continuations joined). */
-export function parseDockerfile(text: string): Stage[] {
-  const instructions: Instruction[] = [];
-  let buffer = "";
-  let start = 0;
-  text.split(/\r?\n/).forEach((raw, index) => {
-    if (/^\s*#/.test(raw) || (buffer === "" && raw.trim() === "")) return;
-    if (buffer === "") start = index + 1;
-    const continued = /\\\s*$/.test(raw);
-    buffer += continued ? `${raw.replace(/\\\s*$/, "")} ` : raw;
-    if (continued) return;
-    const [, keyword = "", args = ""] = /^\s*(\S+)\s*(.*)$/.exec(buffer) ?? [];
-    instructions.push({ keyword: keyword.toUpperCase(), args: args.trim(), line: start });
-    buffer = "";
-  });
-  if (buffer !== "") throw new Error("Dockerfile ends inside a line continuation");
-
-  const stages: Stage[] = [];
-  for (const instruction of instructions) {
-    if (instruction.keyword === "FROM") {
-      const [from = "", as, name] = instruction.args.split(/\s+/);
-      stages.push({ from, name: as?.toLowerCase() === "as" ? name : undefined, instructions: [] });
-    } else {
-      const stage = stages.at(-1);
-      if (!stage) throw new Error(`${instruction.keyword} before FROM (line ${instruction.line})`);
-      stage.instructions.push(instruction);
-    }
-  }
-  return stages;
-}
+// The Dockerfile's parser is the bench's, which reads the image's CMD and ENV from it too.
+export { type Instruction, parseDockerfile, type Stage, stageLineage } from "../../bench/src/dockerfile";
 
 export const readDockerfile = (relative = "Dockerfile"): Stage[] =>
   parseDockerfile(readFileSync(repoPath(relative), "utf8"));
 
 /** The words of the image's CMD (the last stage's, in exec form): `node`, its flags, the script. */
-export function imageCommand(): string[] {
-  const runtime = defined(readDockerfile().at(-1), "a stage");
-  return JSON.parse(
-    defined(
-      runtime.instructions.findLast((i) => i.keyword === "CMD"),
-      "CMD",
-    ).args,
-  ) as string[];
-}
+export const imageCommand = (): string[] => commandOfImage(readDockerfile());
 
 export interface CopyInstruction {
   from?: string;

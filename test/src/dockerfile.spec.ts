@@ -15,6 +15,7 @@ import {
   readJson,
   repoPath,
   type Stage,
+  stageLineage,
   workspacePackageDirs,
 } from "./docker-files";
 
@@ -26,10 +27,7 @@ const all = (stage: Stage, keyword: string): Instruction[] =>
   stage.instructions.filter((instruction) => instruction.keyword === keyword);
 
 /** The stage and its parents (FROM another stage), nearest first. */
-function lineage(stage: Stage): Stage[] {
-  const parent = byName.get(stage.from);
-  return parent ? [stage, ...lineage(parent)] : [stage];
-}
+const lineage = (stage: Stage): Stage[] => stageLineage(stages, stage);
 
 /** The stage's WORKDIR, inherited from its parents. */
 function workdir(stage: Stage): string {

@@ -1,6 +1,7 @@
 import { createDatabase, hashToken } from "@community/db";
 import { lookUpToken, TEAM_LISTS, TeamListReader } from "@community/db/lists";
 import { createTestDatabase } from "@community/db/testing";
+import { cpuPerCall, option, spread } from "./cpu-per-call";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 
 /**
@@ -12,22 +13,6 @@ import { BENCH_TOKEN, loadBenchData } from "./load";
  *
  *   node bench/dist/prisma-cost.js [--n=1000] [--statements=3000] [--rounds=5]
  */
-
-function option(name: string, fallback: number): number {
-  const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
-  return found === undefined ? fallback : Number(found.slice(name.length + 3));
-}
-
-async function cpuPerCall(calls: number, call: () => Promise<unknown>): Promise<number> {
-  const before = process.cpuUsage();
-  for (let i = 0; i < calls; i += 1) await call();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / calls;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
-const spread = (values: number[]) =>
-  `${median(values).toFixed(0)} (${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)})`;
 
 async function main(): Promise<void> {
   const n = option("n", 1_000);

@@ -1,5 +1,6 @@
 import { prismaClientOver } from "@community/db";
 import { Pool, type QueryResult } from "pg";
+import { cpuPerCall, option, spread } from "./cpu-per-call";
 
 /**
  * The Prisma client's own CPU per raw query, with no I/O: the client and its pg driver adapter
@@ -10,13 +11,6 @@ import { Pool, type QueryResult } from "pg";
  *
  *   node bench/dist/prisma-overhead.js [--queries=20000] [--rounds=7] [--rows=1]
  */
-
-function option(name: string, fallback: number): number {
-  const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
-  const value = found === undefined ? fallback : Number(found.slice(name.length + 3));
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
 
 const COLUMNS = ["id", "title", "starts_at", "price_minor", "currency", "status"];
 // text, except starts_at (timestamptz, 1184), which the adapter turns into its own date format.
@@ -65,17 +59,9 @@ async function main(): Promise<void> {
   const query = () => prisma.$queryRawUnsafe(SQL, "team-1", from, 100);
   for (let i = 0; i < 3_000; i += 1) await query();
   const perQuery: number[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    const before = process.cpuUsage();
-    for (let i = 0; i < queries; i += 1) await query();
-    const used = process.cpuUsage(before);
-    perQuery.push((used.user + used.system) / queries);
-  }
-  perQuery.sort((a, b) => a - b);
-  const median = perQuery[Math.floor(perQuery.length / 2)] as number;
+  for (let round = 0; round < rounds; round += 1) perQuery.push(await cpuPerCall(queries, query));
   console.log(
-    `Prisma per raw query, ${rows} row(s), no I/O: ${median.toFixed(1)} µs CPU ` +
-      `(${(perQuery[0] as number).toFixed(1)}-${(perQuery.at(-1) as number).toFixed(1)}), ${rounds} rounds of ${queries}`,
+    `Prisma per raw query, ${rows} row(s), no I/O: ${spread(perQuery, 1)} µs CPU, ${rounds} rounds of ${queries}`,
   );
   await prisma.$disconnect();
 }

@@ -7,6 +7,11 @@ function body(bytes: number, seed = 0): PageBody {
   return PageBody.of({ guides: items, meta: { pagination: { current_page: 1, per_page: 100, total_pages: 1 } } });
 }
 
+/** What the cache counts for a page: its compact body and the per-entry overhead. */
+function cost(page: PageBody): number {
+  return page.compact().size + 256;
+}
+
 describe(PageBody.name, () => {
   it("decodes to the same JSON in every coding, and keeps each compressed form", () => {
     const page = body(20_000);
@@ -28,10 +33,35 @@ describe(PageBody.name, () => {
     for (const bytes of [300, 1_500, 3_000, 20_000]) {
       const before = body(bytes, bytes);
       before.encoded("gzip"); // a form made before the cache keeps the body
-      cache.set(PageCache.key("team_a", "events", String(bytes), 1, 100), { body: before, totalItems: 1 });
-      const forms = [before.json, before.encoded("gzip").bytes, before.encoded("br").bytes];
-      for (const form of forms) expect(form.buffer.byteLength).toBe(form.length);
+      const key = PageCache.key("team_a", "events", String(bytes), 1, 100);
+      cache.set(key, { body: before, totalItems: 1 });
+      const kept = cache.get(key)?.body as PageBody;
+      kept.encoded("br");
+      kept.encoded("gzip");
+      expect(kept.size).toBe(cost(before) - 256);
+      if (bytes < 1_024) expect(kept.size).toBe(before.json.length);
+      for (const coding of ["identity", "gzip", "br"] as const) {
+        const form = kept.encoded(coding).bytes;
+        if (coding === "identity" && bytes >= 1_024) continue; // made on demand, not held
+        expect(form.buffer.byteLength).toBe(form.length);
+      }
     }
+  });
+
+  it("is kept as its br form only: the same JSON to every client, in a tenth of the bytes", () => {
+    const page = body(20_000);
+    const identity = Buffer.from(page.json);
+    const kept = page.compact();
+    expect(kept.size).toBe(page.encoded("br").bytes.length);
+    expect(kept.size).toBeLessThan(identity.length / 10);
+    expect(kept.encoded("identity")).toEqual({ bytes: identity, coding: "identity" });
+    expect(kept.encoded("br").bytes).toBe(kept.encoded("br").bytes);
+    expect(brotliDecompressSync(kept.encoded("br").bytes)).toEqual(identity);
+    expect(gunzipSync(kept.encoded("gzip").bytes)).toEqual(identity);
+    // The gzip form, once made, is held and counted.
+    expect(kept.size).toBe(kept.encoded("br").bytes.length + kept.encoded("gzip").bytes.length);
+    // The page it came from still holds its JSON, for the response in flight.
+    expect(page.json).toEqual(identity);
   });
 
   it("sends a body under 1 KB as it is, whatever the client accepts", () => {
@@ -47,7 +77,9 @@ describe(PageCache.name, () => {
     const cache = new PageCache(1_000_000);
     const page = { body: body(2_000), totalItems: 40 };
     cache.set(PageCache.key("team_a", "events", "7", 1, 100), page);
-    expect(cache.get(PageCache.key("team_a", "events", "7", 1, 100))).toBe(page);
+    const kept = cache.get(PageCache.key("team_a", "events", "7", 1, 100));
+    expect(kept?.totalItems).toBe(40);
+    expect(kept?.body.json).toEqual(page.body.json);
     expect(cache.get(PageCache.key("team_a", "events", "8", 1, 100))).toBeUndefined();
     expect(cache.get(PageCache.key("team_a", "events", "7", 2, 100))).toBeUndefined();
     expect(cache.get(PageCache.key("team_a", "events", "7", 1, 10))).toBeUndefined();
@@ -58,7 +90,7 @@ describe(PageCache.name, () => {
   });
 
   it("never holds more bytes than its budget, compressed forms included, dropping the least recently used", () => {
-    const budget = 50_000;
+    const budget = 6 * cost(body(8_000));
     const cache = new PageCache(budget);
     for (let i = 0; i < 20; i++) {
       cache.set(PageCache.key("team_a", "events", String(i), 1, 100), { body: body(8_000, i), totalItems: 1 });
@@ -79,14 +111,29 @@ describe(PageCache.name, () => {
   it("counts a compressed form made after eviction nowhere", () => {
     const first = { body: body(12_000, 1), totalItems: 1 };
     // Room for two pages, not three.
-    const cache = new PageCache(Math.floor(first.body.size * 2.5));
+    const cache = new PageCache(Math.floor(cost(first.body) * 2.5));
     cache.set(PageCache.key("team_a", "events", "1", 1, 100), first);
+    const kept = cache.get(PageCache.key("team_a", "events", "1", 1, 100))?.body as PageBody;
     cache.set(PageCache.key("team_a", "events", "2", 1, 100), { body: body(12_000, 2), totalItems: 1 });
     cache.set(PageCache.key("team_a", "events", "3", 1, 100), { body: body(12_000, 3), totalItems: 1 });
     expect(cache.get(PageCache.key("team_a", "events", "1", 1, 100))).toBeUndefined();
     const held = cache.stats().bytes;
-    first.body.encoded("gzip");
+    kept.encoded("gzip");
     expect(cache.stats().bytes).toBe(held);
+  });
+
+  it("counts a page by its compressed size: a budget under one page's JSON keeps several pages", () => {
+    const pages = Array.from({ length: 4 }, (_, i) => body(20_000, i));
+    const budget = pages.reduce((sum, page) => sum + cost(page), 0);
+    expect(budget).toBeLessThan(pages[0]?.json.length as number);
+    const cache = new PageCache(budget);
+    for (const [i, page] of pages.entries()) {
+      cache.set(PageCache.key("team_a", "events", String(i), 1, 100), { body: page, totalItems: 1 });
+    }
+    expect(cache.stats()).toMatchObject({ entries: 4, evictions: 0, bytes: budget });
+    for (const [i, page] of pages.entries()) {
+      expect(cache.get(PageCache.key("team_a", "events", String(i), 1, 100))?.body.json).toEqual(page.json);
+    }
   });
 
   it("keeps nothing with a budget of 0, or a page larger than the budget", () => {
@@ -94,7 +141,7 @@ describe(PageCache.name, () => {
     off.set(PageCache.key("team_a", "events", "1", 1, 100), { body: body(2_000), totalItems: 1 });
     expect(off.get(PageCache.key("team_a", "events", "1", 1, 100))).toBeUndefined();
     expect(off.stats()).toEqual({ hits: 0, misses: 0, evictions: 0, deferred: 0, bytes: 0, entries: 0 });
-    const small = new PageCache(1_000);
+    const small = new PageCache(cost(body(2_000)) - 1);
     small.set(PageCache.key("team_a", "events", "1", 1, 100), { body: body(2_000), totalItems: 1 });
     expect(small.stats().entries).toBe(0);
   });
@@ -137,13 +184,13 @@ describe("PageCache admission (many teams)", () => {
   });
 
   it("never lets a large team's deeper pages push out anyone's first page", () => {
-    const budget = 200_000;
+    const budget = 20 * cost(body(8_000));
     const cache = new PageCache(budget);
     const teams = Array.from({ length: 12 }, (_, i) => `team_${i}`);
     for (const team of teams) cache.set(firstKey(team), { body: body(8_000, team.length), totalItems: 50 });
     const firstBytes = cache.stats().bytes;
     expect(firstBytes).toBeLessThan(budget);
-    // One large team's walk, each page read twice: ten times the budget.
+    // One large team's walk, each page read twice: over ten times the budget.
     for (let page = 2; page < 2 + 250; page++) {
       for (let read = 0; read < 2; read++)
         cache.set(deepKey("large", page), { body: body(8_000, page), totalItems: 100_000 });
@@ -157,7 +204,7 @@ describe("PageCache admission (many teams)", () => {
 
   it("drops the oldest deeper page before any first page when a first page needs room", () => {
     const one = body(8_000, 1);
-    const cache = new PageCache(Math.floor((one.size + 256) * 3.5));
+    const cache = new PageCache(Math.floor(cost(one) * 3.5));
     cache.set(firstKey("team_a"), { body: body(8_000, 2), totalItems: 1 });
     for (let read = 0; read < 2; read++) cache.set(deepKey("large", 2), { body: body(8_000, 3), totalItems: 1 });
     for (let read = 0; read < 2; read++) cache.set(deepKey("large", 3), { body: body(8_000, 4), totalItems: 1 });

@@ -96,10 +96,17 @@ describe.each<[Limiter, Backend]>([
     // Three users of the office at work: two opaque tokens and a JWT of the built-in server.
     for (const token of [TOKENS.runner, TOKENS.runnerSecondToken, jwt]) expect((await get(token)).status).toBe(200);
 
-    // Someone in the office guesses tokens until the address is refused.
+    // Someone in the office guesses tokens until the address is refused: the budget's guesses and
+    // the one that spends it are looked up (401). A failure is counted once its 401 is sent; with
+    // Redis that count is a round trip, so the next guess may still come while it is in flight and
+    // be looked up too (FailedAuthBudget: "plus those already in flight"). Then every guess is
+    // refused.
     const guesses: number[] = [];
-    for (let i = 0; i < LIMIT + 3; i++) guesses.push((await get(madeUp())).status);
-    expect(guesses.slice(-2)).toEqual([429, 429]);
+    while (guesses.length < LIMIT + 3 && guesses.at(-1) !== 429) guesses.push((await get(madeUp())).status);
+    expect(guesses.slice(0, LIMIT + 1)).toEqual(Array(LIMIT + 1).fill(401));
+    expect(guesses.at(-1)).toBe(429);
+    expect(guesses.length).toBeLessThanOrEqual(limiter === "redis" ? LIMIT + 3 : LIMIT + 2);
+    for (let i = 0; i < 2; i++) expect((await get(madeUp())).status).toBe(429);
 
     // The users keep working; one more guess is refused before any lookup.
     const lookups = countLookups(e2e.database);

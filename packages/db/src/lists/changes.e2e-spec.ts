@@ -390,7 +390,11 @@ describe("change feed on statistics older than the log (PostgreSQL)", () => {
     const plan = rows[0]?.["QUERY PLAN"][0].Plan;
     const buffers = (plan?.["Shared Hit Blocks"] ?? 0) + (plan?.["Shared Read Blocks"] ?? 0);
     expect(buffers).toBeGreaterThan(0);
-    expect(buffers).toBeLessThan(20_000);
+    // The same plan reads 8,732 buffers on a quiet server, 44,563 while a transaction with an xid
+    // stays open in another database of the cluster, and 10,000-39,000 while other suites run (CI
+    // failed a bound of 20,000 so): the deleted rows its index probes visit stay unprunable while
+    // any session holds the horizon back. The join this guards against read 457,232.
+    expect(buffers).toBeLessThan(100_000);
 
     // And the page is right: the first 100 changes in commit order, each delete and each update
     // of an item that was not deleted later.

@@ -125,15 +125,10 @@ export class PageBody {
    */
   compact(): PageBody {
     const json = this.bytes;
-    if (json === undefined || this.jsonLength < MIN_COMPRESSED_BYTES) {
-      const copy = new PageBody(json === undefined ? undefined : owned(json), this.jsonLength, true);
-      copy.br = this.br && owned(this.br);
-      copy.gzip = this.gzip && owned(this.gzip);
-      return copy;
-    }
-    this.br ??= compress(json, "br");
-    const copy = new PageBody(undefined, this.jsonLength, true);
-    copy.br = owned(this.br);
+    const small = this.jsonLength < MIN_COMPRESSED_BYTES;
+    if (json !== undefined && !small) this.br ??= compress(json, "br");
+    const copy = new PageBody(json !== undefined && small ? owned(json) : undefined, this.jsonLength, true);
+    copy.br = this.br && owned(this.br);
     copy.gzip = this.gzip && owned(this.gzip);
     return copy;
   }

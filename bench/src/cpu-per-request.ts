@@ -110,12 +110,15 @@ async function main(): Promise<void> {
           await autocannon({ url, headers, connections: 10, amount: Math.ceil(requests / 4) });
           const stop = await startCpuWindow(server.pid, admin);
           const started = performance.now();
-          const run = autocannon({ url, headers, connections: 10, amount: requests });
           let last = started;
-          run.on("response", () => {
-            last = performance.now();
+          const result = await new Promise<autocannon.Result>((resolve, reject) => {
+            const run = autocannon({ url, headers, connections: 10, amount: requests }, (error, done) =>
+              error ? reject(error) : resolve(done),
+            );
+            run.on("response", () => {
+              last = performance.now();
+            });
           });
-          const result = await run;
           const seconds = (last - started) / 1000;
           const { serverMs: cpu, postgresMs: pg } = await stop();
           const ok = result["2xx"] + result["3xx"];

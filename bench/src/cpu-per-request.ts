@@ -94,8 +94,9 @@ async function main(): Promise<void> {
     const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
     // a case named exactly, else every case whose name contains it ("per_page 10" is in "per_page 100")
     const all = cases(n);
-    const chosen = all.some((c) => c.name === only) ? all.filter((c) => c.name === only) : all;
-    for (const c of chosen.filter((c) => only === undefined || c.name.includes(only))) {
+    const exact = all.filter((c) => c.name === only);
+    const chosen = exact.length > 0 ? exact : all.filter((c) => only === undefined || c.name.includes(only));
+    for (const c of chosen) {
       const samples = { api: [] as number[], floor: [] as number[], apiPg: [] as number[], floorPg: [] as number[] };
       const rates = { api: [] as number[], floor: [] as number[] };
       const bytes = { api: 0, floor: 0 };

@@ -151,6 +151,14 @@ describe.each(backends)("list endpoints on %s", (backend) => {
       ]) {
         expect(head.headers[name]).toBe(get.headers[name]);
       }
+      // In identity, from the page the GET left in the cache: the length of the JSON GET sends.
+      const plain = await request(e2e.server).get(path).set(bearer(TOKENS.runner)).set("Accept-Encoding", "identity");
+      const plainHead = await request(e2e.server)
+        .head(path)
+        .set(bearer(TOKENS.runner))
+        .set("Accept-Encoding", "identity");
+      expect(plainHead.headers["content-encoding"]).toBeUndefined();
+      expect(plainHead.headers["content-length"]).toBe(String(Buffer.byteLength(plain.text)));
     });
 
     it.each(["post", "put", "patch", "delete", "options"] as const)(

@@ -45,9 +45,10 @@ export function sendPrivateJson(
     response.status(304).end();
     return;
   }
-  const encoded = body.encoded(coding);
+  const encoded = request.method === "HEAD" ? undefined : body.encoded(coding);
+  const sent = encoded === undefined ? body.measured(coding) : { length: encoded.bytes.length, coding: encoded.coding };
   response.setHeader("Content-Type", "application/json; charset=utf-8");
-  if (encoded.coding !== "identity") response.setHeader("Content-Encoding", encoded.coding);
-  response.setHeader("Content-Length", encoded.bytes.length);
-  response.status(200).end(request.method === "HEAD" ? undefined : encoded.bytes);
+  if (sent.coding !== "identity") response.setHeader("Content-Encoding", sent.coding);
+  response.setHeader("Content-Length", sent.length);
+  response.status(200).end(encoded?.bytes);
 }

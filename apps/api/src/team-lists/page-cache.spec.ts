@@ -1,5 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { DOORKEEPER_GENERATION, PageBody, PageCache } from "./page-cache";
+import { DOORKEEPER_GENERATION, ENTRY_OVERHEAD_BYTES, PageBody, PageCache } from "./page-cache";
 
 /** A JSON body of about `bytes` bytes that compresses well, as list pages do. */
 function body(bytes: number, seed = 0): PageBody {
@@ -9,7 +9,7 @@ function body(bytes: number, seed = 0): PageBody {
 
 /** What the cache counts for a page: its compact body and the per-entry overhead. */
 function cost(page: PageBody): number {
-  return page.compact().size + 256;
+  return page.compact().size + ENTRY_OVERHEAD_BYTES;
 }
 
 describe(PageBody.name, () => {
@@ -38,7 +38,7 @@ describe(PageBody.name, () => {
       const kept = cache.get(key)?.body as PageBody;
       kept.encoded("br");
       kept.encoded("gzip");
-      expect(kept.size).toBe(cost(before) - 256);
+      expect(kept.size).toBe(cost(before) - ENTRY_OVERHEAD_BYTES);
       if (bytes < 1_024) expect(kept.size).toBe(before.json.length);
       for (const coding of ["identity", "gzip", "br"] as const) {
         const form = kept.encoded(coding).bytes;
@@ -62,6 +62,25 @@ describe(PageBody.name, () => {
     expect(kept.size).toBe(kept.encoded("br").bytes.length + kept.encoded("gzip").bytes.length);
     // The page it came from still holds its JSON, for the response in flight.
     expect(page.json).toEqual(identity);
+  });
+
+  it("measures what it would send (for HEAD) as encoded() sends it, a kept page's JSON without decompressing it", () => {
+    const page = body(20_000);
+    const kept = page.compact();
+    const json = jest.spyOn(PageBody.prototype, "json", "get");
+    try {
+      expect(kept.measured("identity")).toEqual({ length: page.json.length, coding: "identity" });
+      expect(kept.measured("br")).toEqual({ length: page.encoded("br").bytes.length, coding: "br" });
+      json.mockClear();
+      kept.measured("identity");
+      kept.measured("br");
+      expect(json).not.toHaveBeenCalled();
+    } finally {
+      json.mockRestore();
+    }
+    expect(kept.measured("gzip")).toEqual({ length: kept.encoded("gzip").bytes.length, coding: "gzip" });
+    const small = PageBody.of({ guides: [] });
+    expect(small.measured("br")).toEqual({ length: small.json.length, coding: "identity" });
   });
 
   it("sends a body under 1 KB as it is, whatever the client accepts", () => {

@@ -3,7 +3,7 @@ import type { ListContentCoding } from "@community/domain";
 import { compress, MIN_COMPRESSED_BYTES } from "./content-coding";
 
 /** What an entry costs besides its bodies (key, map slot, objects), counted against the budget. */
-const ENTRY_OVERHEAD_BYTES = 256;
+export const ENTRY_OVERHEAD_BYTES = 256;
 
 /** Deep pages seen once, remembered per generation; two generations make the doorkeeper's window. */
 export const DOORKEEPER_GENERATION = 16_384;
@@ -116,6 +116,16 @@ export class PageBody {
       this.onGrow?.(bytes.length);
     }
     return { bytes, coding };
+  }
+
+  /**
+   * What `encoded(coding)` sends, measured: its coding and length. The JSON's length is known, so a
+   * compact body answers a HEAD in identity without decompressing its page.
+   */
+  measured(coding: ListContentCoding): { length: number; coding: ListContentCoding } {
+    if (coding === "identity" || this.jsonLength < MIN_COMPRESSED_BYTES)
+      return { length: this.jsonLength, coding: "identity" };
+    return { length: this.encoded(coding).bytes.length, coding };
   }
 
   /**

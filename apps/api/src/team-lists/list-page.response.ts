@@ -45,10 +45,10 @@ export function sendPrivateJson(
     response.status(304).end();
     return;
   }
-  const encoded = request.method === "HEAD" ? undefined : body.encoded(coding);
-  const sent = encoded === undefined ? body.measured(coding) : { length: encoded.bytes.length, coding: encoded.coding };
+  // The headers from the measure (a HEAD decompresses nothing), the body in the same form for GET.
+  const sent = body.measured(coding);
   response.setHeader("Content-Type", "application/json; charset=utf-8");
   if (sent.coding !== "identity") response.setHeader("Content-Encoding", sent.coding);
   response.setHeader("Content-Length", sent.length);
-  response.status(200).end(encoded?.bytes);
+  response.status(200).end(request.method === "HEAD" ? undefined : body.encoded(coding).bytes);
 }

@@ -103,10 +103,10 @@ export class PageBody {
     return (this.bytes?.length ?? 0) + (this.gzip?.length ?? 0) + (this.br?.length ?? 0);
   }
 
-  /** The bytes to send to a client that negotiated `coding`, and the coding they are in. */
-  encoded(coding: ListContentCoding): { bytes: Buffer; coding: ListContentCoding } {
-    if (coding === "identity" || this.jsonLength < MIN_COMPRESSED_BYTES)
-      return { bytes: this.json, coding: "identity" };
+  /** The bytes to send to a client that negotiated `requested`, and the coding they are in. */
+  encoded(requested: ListContentCoding): { bytes: Buffer; coding: ListContentCoding } {
+    const coding = this.sentIn(requested);
+    if (coding === "identity") return { bytes: this.json, coding };
     let bytes = coding === "gzip" ? this.gzip : this.br;
     if (bytes === undefined) {
       bytes = compress(this.json, coding);
@@ -119,13 +119,17 @@ export class PageBody {
   }
 
   /**
-   * What `encoded(coding)` sends, measured: its coding and length. The JSON's length is known, so a
+   * What `encoded(requested)` sends, measured: its coding and length. The JSON's length is known, so a
    * compact body answers a HEAD in identity without decompressing its page.
    */
-  measured(coding: ListContentCoding): { length: number; coding: ListContentCoding } {
-    if (coding === "identity" || this.jsonLength < MIN_COMPRESSED_BYTES)
-      return { length: this.jsonLength, coding: "identity" };
-    return { length: this.encoded(coding).bytes.length, coding };
+  measured(requested: ListContentCoding): { length: number; coding: ListContentCoding } {
+    const coding = this.sentIn(requested);
+    return { length: coding === "identity" ? this.jsonLength : this.encoded(coding).bytes.length, coding };
+  }
+
+  /** The coding a client that negotiated `coding` is sent: identity for a body under MIN_COMPRESSED_BYTES. */
+  private sentIn(coding: ListContentCoding): ListContentCoding {
+    return this.jsonLength < MIN_COMPRESSED_BYTES ? "identity" : coding;
   }
 
   /**

@@ -17,6 +17,8 @@ import { type RunningServer, startServer } from "./servers";
  *   node bench/dist/cpu-per-request.js [--n=1000] [--requests=2000] [--rounds=3] [--only=<a case's name, or part of names>]
  *   PAGE_CACHE_BYTES=0 node bench/dist/cpu-per-request.js   # the api without its page cache
  *   API_NODE_FLAGS="--max-semi-space-size=16" node bench/dist/cpu-per-request.js   # extra api flags
+ *   node bench/dist/cpu-per-request.js --card   # the card floor too (card-floor-server.ts), page mode only
+ *   node bench/dist/cpu-per-request.js --card=passport,dto,prisma/dto,prisma/   # card floor variants
  */
 
 const EVENTS = "/v1/me/community/team/events";
@@ -70,6 +72,22 @@ function fetchRaw(url: string, headers: Record<string, string>) {
   );
 }
 
+interface Measured {
+  label: string;
+  server: RunningServer;
+}
+
+/**
+ * `--card`: the card floor with all its parts; `--card=<parts>/<parts>/...`: one card floor per
+ * set of parts (`CARD_FLOOR_PARTS`, e.g. `--card=passport,dto,prisma/dto,prisma/` for all, without
+ * passport, and none).
+ */
+function cardVariants(): string[] {
+  const flag = process.argv.find((a) => a === "--card" || a.startsWith("--card="));
+  if (flag === undefined) return [];
+  return flag === "--card" ? ["passport,dto,prisma"] : flag.slice("--card=".length).split("/");
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -89,6 +107,21 @@ async function main(): Promise<void> {
     servers.push(api);
     const floor = await startServer("floor", { databaseUrl: database.url, poolMax: 10 });
     servers.push(floor);
+    const measured: Measured[] = [
+      { label: "api", server: api },
+      { label: "floor", server: floor },
+    ];
+    // The card floor (card-floor-server.ts): the card's parts around the floor's work, in as many
+    // variants as asked, each in the rotation beside the api and the floor.
+    for (const parts of cardVariants()) {
+      const card = await startServer("card", {
+        databaseUrl: database.url,
+        poolMax: 10,
+        env: { CARD_FLOOR_PARTS: parts },
+      });
+      servers.push(card);
+      measured.push({ label: `card[${parts || "none"}]`, server: card });
+    }
     const lines: string[] = [];
     process.stderr.write(`api flags: ${extra.join(" ") || "(image's)"}\n`);
     const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
@@ -97,15 +130,16 @@ async function main(): Promise<void> {
     const exact = all.filter((c) => c.name === only);
     const chosen = exact.length > 0 ? exact : all.filter((c) => only === undefined || c.name.includes(only));
     for (const c of chosen) {
-      const samples = { api: [] as number[], floor: [] as number[], apiPg: [] as number[], floorPg: [] as number[] };
-      const rates = { api: [] as number[], floor: [] as number[] };
-      const bytes = { api: 0, floor: 0 };
+      const cpu = new Map<string, number[]>(measured.map((m) => [m.label, []]));
+      const pg = new Map<string, number[]>(measured.map((m) => [m.label, []]));
+      const rates = new Map<string, number[]>(measured.map((m) => [m.label, []]));
+      const bytes = new Map<string, number>();
       for (let round = 0; round < rounds; round++) {
-        for (const server of [api, floor]) {
+        for (const { label, server } of measured) {
           const url = `${server.baseUrl}${c.path}`;
           const headers: Record<string, string> = { authorization: `Bearer ${BENCH_TOKEN}`, ...c.headers };
           const first = await fetchRaw(url, headers);
-          bytes[server.name as "api" | "floor"] = first.bytes;
+          bytes.set(label, first.bytes);
           if (c.etag) headers["if-none-match"] = String(first.headers.etag);
           // warm-up: JIT, pool connections, caches
           await autocannon({ url, headers, connections: 10, amount: Math.ceil(requests / 4) });
@@ -121,28 +155,40 @@ async function main(): Promise<void> {
             });
           });
           const seconds = (last - started) / 1000;
-          const { serverMs: cpu, postgresMs: pg } = await stop();
+          const { serverMs, postgresMs } = await stop();
           const ok = result["2xx"] + result["3xx"];
-          if (ok !== requests) throw new Error(`${c.name} on ${server.name}: ${ok} of ${requests} succeeded`);
-          const key = server.name as "api" | "floor";
-          samples[key].push(cpu / requests);
-          samples[key === "api" ? "apiPg" : "floorPg"].push(pg / requests);
+          if (ok !== requests) throw new Error(`${c.name} on ${label}: ${ok} of ${requests} succeeded`);
+          cpu.get(label)?.push(serverMs / requests);
+          pg.get(label)?.push(postgresMs / requests);
           // requests over the time to the last response: autocannon ends a run of `amount`
           // requests on its next one-second tick, so its own figures made 2,000 requests take
           // 2 or 3 whole seconds (0.67 was 3 s against 2 s, not a measurement)
-          rates[key].push(requests / seconds);
+          rates.get(label)?.push(requests / seconds);
         }
       }
+      const of = (values: Map<string, number[]>, label: string) => median(values.get(label) ?? []);
       const line =
-        `${c.name}: CPU/request api ${median(samples.api).toFixed(2)} ms, floor ${median(samples.floor).toFixed(2)} ms ` +
-        `(api/floor ${(median(samples.api) / median(samples.floor)).toFixed(2)}); ` +
-        `PostgreSQL CPU/request api ${median(samples.apiPg).toFixed(2)} ms, floor ${median(samples.floorPg).toFixed(2)} ms; ` +
-        `req/s api ${median(rates.api).toFixed(0)}, floor ${median(rates.floor).toFixed(0)} ` +
-        `(api/floor ${(median(rates.api) / median(rates.floor)).toFixed(2)}); body bytes api ${bytes.api}, floor ${bytes.floor}`;
-      process.stderr.write(`${line}\n`);
-      lines.push(line);
+        `${c.name}: CPU/request api ${of(cpu, "api").toFixed(2)} ms, floor ${of(cpu, "floor").toFixed(2)} ms ` +
+        `(api/floor ${(of(cpu, "api") / of(cpu, "floor")).toFixed(2)}); ` +
+        `PostgreSQL CPU/request api ${of(pg, "api").toFixed(2)} ms, floor ${of(pg, "floor").toFixed(2)} ms; ` +
+        `req/s api ${of(rates, "api").toFixed(0)}, floor ${of(rates, "floor").toFixed(0)} ` +
+        `(api/floor ${(of(rates, "api") / of(rates, "floor")).toFixed(2)}); ` +
+        `body bytes api ${bytes.get("api")}, floor ${bytes.get("floor")}`;
+      const cards = measured
+        .filter((m) => m.server.name === "card")
+        .map(
+          ({ label }) =>
+            `  ${label}: CPU/request ${of(cpu, label).toFixed(2)} ms (x floor ${(of(cpu, label) / of(cpu, "floor")).toFixed(2)}, ` +
+            `api/this ${(of(cpu, "api") / of(cpu, label)).toFixed(2)}); PostgreSQL ${of(pg, label).toFixed(2)} ms; ` +
+            `req/s ${of(rates, label).toFixed(0)} (x floor ${(of(rates, label) / of(rates, "floor")).toFixed(2)}); ` +
+            `body bytes ${bytes.get(label)}`,
+        );
+      for (const text of [line, ...cards]) {
+        process.stderr.write(`${text}\n`);
+        lines.push(text);
+      }
     }
-    lines.push(`api peak RSS ${api.peakRssMb().toFixed(0)} MB, floor ${floor.peakRssMb().toFixed(0)} MB`);
+    lines.push(`peak RSS: ${measured.map((m) => `${m.label} ${m.server.peakRssMb().toFixed(0)} MB`).join(", ")}`);
     process.stdout.write(`\n${lines.join("\n")}\n`);
   } finally {
     await admin.end().catch(() => undefined);

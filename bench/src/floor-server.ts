@@ -143,7 +143,7 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     const result = await walker.keysetPage(teamId, filtered?.filters ?? {}, after, perPage);
     const next = result.next === undefined ? null : Buffer.from(JSON.stringify(result.next)).toString("base64url");
     const body = JSON.stringify({
-      guides: result.items,
+      [spec.list]: result.items,
       meta: { pagination: { per_page: perPage, next_cursor: next } },
     });
     const link =
@@ -176,7 +176,7 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
       response.writeHead(304, headers).end();
       return;
     }
-    const body = JSON.stringify({ guides: result.items, meta: { pagination } });
+    const body = JSON.stringify({ [spec.list]: result.items, meta: { pagination } });
     response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
     return;
   }
@@ -200,7 +200,7 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     response.writeHead(304, headers).end();
     return;
   }
-  const body = JSON.stringify({ guides: result.items, meta: { pagination } });
+  const body = JSON.stringify({ [spec.list]: result.items, meta: { pagination } });
   response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
 }
 

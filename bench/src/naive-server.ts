@@ -80,7 +80,7 @@ for (const spec of [EVENTS_LIST, GUIDES_LIST] as AnyTeamList[]) {
       const next = offset + perPage < total ? btoa(String(offset + perPage)) : null;
       return reply
         .header("cache-control", "private, no-cache")
-        .send({ guides: items, meta: { pagination: { per_page: perPage, next_cursor: next } } });
+        .send({ [spec.list]: items, meta: { pagination: { per_page: perPage, next_cursor: next } } });
     }
     const pageRequest = { page, perPage };
     const pagination = paginationMeta(pageRequest, total);
@@ -88,7 +88,7 @@ for (const spec of [EVENTS_LIST, GUIDES_LIST] as AnyTeamList[]) {
       .header("link", buildLinkHeader(path, pagination, filtered?.suffix ?? ""))
       .header("x-total-count", String(total))
       .header("cache-control", "private, no-cache")
-      .send({ guides: items, meta: { pagination } });
+      .send({ [spec.list]: items, meta: { pagination } });
   });
   // The changes feed needs the change log: the naive peer runs the api's statements there.
   app.get(`${path}/changes`, async (request, reply) => {

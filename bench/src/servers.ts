@@ -7,17 +7,21 @@ import { imageCommand, parseDockerfile, type Stage, stageLineage } from "./docke
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
+/** The servers the benchmark compares. */
 export type ServerName = "api" | "floor" | "naive";
 export const SERVER_NAMES: readonly ServerName[] = ["api", "floor", "naive"];
+/** Those, and the card floor (card-floor-server.ts), which `cpu-per-request --card` starts beside them. */
+export type StartableServer = ServerName | "card";
 
-const SCRIPTS: Record<ServerName, string> = {
+const SCRIPTS: Record<StartableServer, string> = {
   api: "apps/api/dist/main.js",
   floor: "bench/dist/floor-server.js",
   naive: "bench/dist/naive-server.js",
+  card: "bench/dist/card-floor-server.js",
 };
 
 export interface RunningServer {
-  name: ServerName;
+  name: StartableServer;
   pid: number;
   baseUrl: string;
   /** Peak resident set size so far (VmHWM), in MB. */
@@ -118,7 +122,7 @@ async function waitUntilServing(baseUrl: string, child: ChildProcess, output: ()
  * run), with the database, port and pool size the benchmark chooses.
  */
 export async function startServer(
-  name: ServerName,
+  name: StartableServer,
   options: { databaseUrl: string; poolMax: number; nodeArgs?: string[]; env?: Record<string, string> },
 ): Promise<RunningServer> {
   const port = await freePort();

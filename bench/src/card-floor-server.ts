@@ -2,14 +2,6 @@ import "reflect-metadata";
 import { createDatabase, hashToken } from "@community/db";
 import { EVENTS_LIST, GUIDES_LIST, lookUpToken, TeamListReader, type TokenMember } from "@community/db/lists";
 import {
-  buildLinkHeader,
-  ifNoneMatchMatches,
-  knownListVersion,
-  listEntityTag,
-  pageOffset,
-  paginationMeta,
-} from "@community/domain";
-import {
   type CanActivate,
   Controller,
   type ExecutionContext,
@@ -32,6 +24,7 @@ import { IsInt, IsOptional, Max, Min } from "class-validator";
 import type { Request, Response } from "express";
 import { Strategy } from "passport-http-bearer";
 import { Pool } from "pg";
+import { pageParam, sendPlainPage } from "./peer-queries";
 
 /**
  * The card floor: the least a server of the card's shape can do for the floor's page-mode work
@@ -109,13 +102,6 @@ const READERS = {
 };
 
 /** Without the DTO: the floor's parsing of `page` and `per_page`. */
-function pageParam(value: unknown, fallback: number, max: number): number | undefined {
-  if (value === undefined) return fallback;
-  if (typeof value !== "string" || !/^[0-9]+$/.test(value)) return undefined;
-  const number = Number(value);
-  return number >= 1 && number <= max ? number : undefined;
-}
-
 function parsedQuery(request: Request): PageQueryDto | undefined {
   const page = pageParam(request.query.page, 1, 2_147_483_647);
   const perPage = pageParam(request.query.per_page, 100, 100);
@@ -134,29 +120,14 @@ async function sendPage(
     response.status(404).end();
     return;
   }
-  const pageRequest = { page: query.page, perPage: query.per_page };
-  const ifNoneMatch = request.headers["if-none-match"];
-  const result = await READERS[list].read({
+  await sendPlainPage(response, {
+    reader: READERS[list],
+    list,
+    path: request.path,
     teamId,
-    offset: pageOffset(pageRequest),
-    limit: pageRequest.perPage,
-    knownVersion: knownListVersion(ifNoneMatch, pageRequest),
+    request: { page: query.page, perPage: query.per_page },
+    ifNoneMatch: request.headers["if-none-match"],
   });
-  const pagination = paginationMeta(pageRequest, result.total);
-  const etag = listEntityTag(pageRequest, result.version);
-  const headers = {
-    link: buildLinkHeader(request.path, pagination),
-    "x-total-count": String(result.total),
-    etag,
-    "cache-control": "private, no-cache",
-    vary: "Authorization",
-  };
-  if (result.notModified || ifNoneMatchMatches(ifNoneMatch, etag)) {
-    response.writeHead(304, headers).end();
-    return;
-  }
-  const body = JSON.stringify({ [list]: result.items, meta: { pagination } });
-  response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
 }
 
 @Controller("v1/me/community/team")

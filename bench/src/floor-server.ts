@@ -13,21 +13,16 @@ import {
   TeamListReader,
   TeamListWalker,
 } from "@community/db/lists";
-import {
-  buildLinkHeader,
-  ifNoneMatchMatches,
-  knownListVersion,
-  listEntityTag,
-  pageOffset,
-  paginationMeta,
-} from "@community/domain";
+import { buildLinkHeader, ifNoneMatchMatches, listEntityTag, pageOffset, paginationMeta } from "@community/domain";
 import { Pool } from "pg";
 import {
   type ChangesAnswer,
   changedBefore,
   changesResponse,
   closedSignal,
+  pageParam,
   parseFilters,
+  sendPlainPage,
   waitParam,
 } from "./peer-queries";
 
@@ -89,13 +84,6 @@ async function held(
 
 function fail(response: ServerResponse, status: number): void {
   response.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ status }));
-}
-
-function pageParam(value: string | null, fallback: number, max: number): number | undefined {
-  if (value === null) return fallback;
-  if (!/^[0-9]+$/.test(value)) return undefined;
-  const number = Number(value);
-  return number >= 1 && number <= max ? number : undefined;
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -180,28 +168,14 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
     response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
     return;
   }
-  const ifNoneMatch = request.headers["if-none-match"];
-  const result = await reader.read({
+  await sendPlainPage(response, {
+    reader,
+    list: spec.list,
+    path: url.pathname,
     teamId,
-    offset: pageOffset(pageRequest),
-    limit: perPage,
-    knownVersion: knownListVersion(ifNoneMatch, pageRequest),
+    request: pageRequest,
+    ifNoneMatch: request.headers["if-none-match"],
   });
-  const pagination = paginationMeta(pageRequest, result.total);
-  const etag = listEntityTag(pageRequest, result.version);
-  const headers = {
-    link: buildLinkHeader(url.pathname, pagination),
-    "x-total-count": String(result.total),
-    etag,
-    "cache-control": "private, no-cache",
-    vary: "Authorization",
-  };
-  if (result.notModified || ifNoneMatchMatches(ifNoneMatch, etag)) {
-    response.writeHead(304, headers).end();
-    return;
-  }
-  const body = JSON.stringify({ [spec.list]: result.items, meta: { pagination } });
-  response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
 }
 
 const server = createServer((request, response) => {

@@ -4,7 +4,7 @@ import { type AnyTeamList, EVENTS_LIST, filterSql, findTokenMember, GUIDES_LIST 
 import { buildLinkHeader, pageOffset, paginationMeta } from "@community/domain";
 import Fastify from "fastify";
 import { Pool } from "pg";
-import { changesResponse, closedSignal, parseFilters, waitParam } from "./peer-queries";
+import { changesResponse, closedSignal, pageParam, parseFilters, waitParam } from "./peer-queries";
 
 /**
  * The naive peer: what a typical implementation of the same endpoints does, on a lean framework
@@ -21,13 +21,6 @@ const pool = new Pool({
   application_name: "bench-naive",
 });
 const app = Fastify({ logger: false });
-
-const pageParam = (value: unknown, fallback: number, max: number): number | undefined => {
-  if (value === undefined) return fallback;
-  if (typeof value !== "string" || !/^[0-9]+$/.test(value)) return undefined;
-  const number = Number(value);
-  return number >= 1 && number <= max ? number : undefined;
-};
 
 /** The caller's member row, or the status to answer with. */
 async function member(authorization: string | undefined) {

@@ -8,14 +8,74 @@ import {
   type ListFilters,
   type Queryable,
   readChanges,
+  type TeamListPages,
 } from "@community/db/lists";
-import { CHANGES_WAIT, type ChangesEnvelope } from "@community/domain";
+import {
+  buildLinkHeader,
+  CHANGES_WAIT,
+  type ChangesEnvelope,
+  ifNoneMatchMatches,
+  knownListVersion,
+  listEntityTag,
+  type PageRequest,
+  pageOffset,
+  paginationMeta,
+} from "@community/domain";
 
 /**
- * What the floor and the naive peer share beyond the list statements: the filters of the query
- * (contract 9.2) and the changes feed (9.3) with the api's statements. Both peers only have to be
- * right on the benchmark's requests: errors are bare status codes, sync tokens are unsigned.
+ * What the peers (the floor, the card floor and the naive peer) share beyond the list statements:
+ * the page parameters, the floor's answer to a plain page, the filters of the query (contract 9.2)
+ * and the changes feed (9.3) with the api's statements. The peers only have to be right on the
+ * benchmark's requests: errors are bare status codes, sync tokens are unsigned.
  */
+
+/** `page` or `per_page`: decimal digits within 1..max, `fallback` when absent; undefined otherwise. */
+export function pageParam(value: unknown, fallback: number, max: number): number | undefined {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "string" || !/^[0-9]+$/.test(value)) return undefined;
+  const number = Number(value);
+  return number >= 1 && number <= max ? number : undefined;
+}
+
+/**
+ * A plain page (page mode) as the floor answers it: one statement of the list's reader, then the
+ * page with its Link, total and ETag, or a 304 when the caller's tag still holds. The floor and
+ * the card floor both answer with it, so that they do the same work by construction.
+ */
+export async function sendPlainPage(
+  response: ServerResponse,
+  page: {
+    reader: TeamListPages<object>;
+    list: string;
+    path: string;
+    teamId: string;
+    request: PageRequest;
+    ifNoneMatch: string | undefined;
+  },
+): Promise<void> {
+  const { request, ifNoneMatch } = page;
+  const result = await page.reader.read({
+    teamId: page.teamId,
+    offset: pageOffset(request),
+    limit: request.perPage,
+    knownVersion: knownListVersion(ifNoneMatch, request),
+  });
+  const pagination = paginationMeta(request, result.total);
+  const etag = listEntityTag(request, result.version);
+  const headers = {
+    link: buildLinkHeader(page.path, pagination),
+    "x-total-count": String(result.total),
+    etag,
+    "cache-control": "private, no-cache",
+    vary: "Authorization",
+  };
+  if (result.notModified || ifNoneMatchMatches(ifNoneMatch, etag)) {
+    response.writeHead(304, headers).end();
+    return;
+  }
+  const body = JSON.stringify({ [page.list]: result.items, meta: { pagination } });
+  response.writeHead(200, { ...headers, "content-type": "application/json; charset=utf-8" }).end(body);
+}
 
 /** The filters of a list request, and the same filters as a query suffix for Link targets; undefined when none. */
 export function parseFilters(

@@ -6,11 +6,14 @@ import { Client } from "pg";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded";
 import {
   listMigrations,
+  listRepeatables,
   MIGRATIONS_DIR,
   MigrationError,
   markRolledBack,
   migrateDeploy,
   migrationChecksum,
+  REPEATABLE_DIR,
+  rewrittenMigrations,
 } from "./migrations";
 import { createEmptyTestDatabase, type TestDatabase } from "./testing";
 
@@ -58,6 +61,33 @@ const expectedRows = (names = listMigrations()) =>
     logs: null,
   }));
 
+/** What a first run applies: every migration, then every repeatable file. */
+const everything = () => [...listMigrations(), ...listRepeatables().map((name) => `repeatable/${name}`)];
+
+async function query<T extends object>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The functions a repeatable file defines, by name, with the body it gives each: the text of its
+ * E'' string as PostgreSQL reads it (a doubled quote is one quote, \x3B a semicolon).
+ */
+function definedIn(file: string): Map<string, string> {
+  const sql = readFileSync(path.join(REPEATABLE_DIR, file), "utf8");
+  const found = new Map<string, string>();
+  for (const match of sql.matchAll(/^CREATE OR REPLACE FUNCTION "(\w+)"\([^]*?\bAS E'((?:[^']|'')*)'\s*;/gm)) {
+    const [, name, body] = match as unknown as [string, string, string];
+    found.set(name, body.replaceAll("''", "'").replaceAll("\\x3B", ";"));
+  }
+  return found;
+}
+
 describe("the Prisma pairing", () => {
   it("runs the client on the driver adapter of its own major (Prisma supports no other pairing)", () => {
     const client = installedVersion("@prisma/client");
@@ -80,7 +110,7 @@ describe(migrateDeploy.name, () => {
   });
 
   it("applies every migration once on PostgreSQL, in Prisma's bookkeeping format, which prisma migrate status reads", async () => {
-    expect(await migrateDeploy(db.url, { quiet: true })).toEqual(listMigrations());
+    expect(await migrateDeploy(db.url, { quiet: true })).toEqual(everything());
     expect(await bookkeeping(db.url)).toEqual(expectedRows());
     expect(await migrateDeploy(db.url, { quiet: true })).toEqual([]);
 
@@ -136,11 +166,135 @@ describe(migrateDeploy.name, () => {
     let embedded: EmbeddedPostgres | undefined;
     try {
       embedded = await startEmbeddedPostgres({ dataDir: path.join(scratch, "pglite") });
-      expect(await migrateDeploy(embedded.url, { quiet: true })).toEqual(listMigrations());
+      expect(await migrateDeploy(embedded.url, { quiet: true })).toEqual(everything());
       expect(await bookkeeping(embedded.url)).toEqual(expectedRows());
       expect(await migrateDeploy(embedded.url, { quiet: true })).toEqual([]);
     } finally {
       await embedded?.stop();
     }
   }, 120_000);
+
+  it("leaves the database's functions as the repeatable files define them", async () => {
+    const files = listRepeatables();
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const defined = definedIn(file);
+      expect(defined.size).toBe(1);
+      for (const [name, body] of defined) {
+        const [row] = await query<{ prosrc: string }>(db.url, "SELECT prosrc FROM pg_proc WHERE proname = $1", [name]);
+        expect({ file, name, body: row?.prosrc }).toEqual({ file, name, body });
+      }
+    }
+  });
+
+  it("applies a repeatable file again once its checksum changes, and not while it stays the same", async () => {
+    const dir = path.join(scratch, "repeatable");
+    cpSync(REPEATABLE_DIR, dir, { recursive: true });
+    const file = path.join(dir, "team_list_sort_key.sql");
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace("is not declared in team_lists", "is not declared (edited)"),
+    );
+    expect(await migrateDeploy(db.url, { quiet: true, repeatableDir: dir })).toEqual([
+      "repeatable/team_list_sort_key.sql",
+    ]);
+    expect(await migrateDeploy(db.url, { quiet: true, repeatableDir: dir })).toEqual([]);
+    const [edited] = await query<{ prosrc: string }>(
+      db.url,
+      "SELECT prosrc FROM pg_proc WHERE proname = 'team_list_sort_key'",
+    );
+    expect(edited?.prosrc).toContain("is not declared (edited)");
+    // Back to the shipped file: applied again, once.
+    expect(await migrateDeploy(db.url, { quiet: true })).toEqual(["repeatable/team_list_sort_key.sql"]);
+    expect(await migrateDeploy(db.url, { quiet: true })).toEqual([]);
+  });
+
+  it("rolls back every repeatable file of a run when one fails", async () => {
+    const dir = path.join(scratch, "repeatable-failing");
+    cpSync(REPEATABLE_DIR, dir, { recursive: true });
+    writeFileSync(path.join(dir, "team_list_sort_key.sql"), "-- edited\n", { flag: "a" });
+    writeFileSync(path.join(dir, "zz_broken.sql"), "SELECT * FROM no_such_table;\n");
+    await expect(migrateDeploy(db.url, { quiet: true, repeatableDir: dir })).rejects.toThrow(
+      /repeatable zz_broken.sql failed: relation "no_such_table" does not exist/,
+    );
+    const rows = await query<{ name: string; checksum: string }>(
+      db.url,
+      "SELECT name, checksum FROM _repeatable_migrations",
+    );
+    expect(rows.map((r) => r.name).sort()).toEqual(listRepeatables());
+    const shipped = migrationChecksum(readFileSync(path.join(REPEATABLE_DIR, "team_list_sort_key.sql")));
+    expect(rows.find((r) => r.name === "team_list_sort_key.sql")?.checksum).toBe(shipped);
+  });
+
+  it("upgrades a database migrated before the functions moved: rewritten migrations recorded anew, functions applied", async () => {
+    const other = await createEmptyTestDatabase("migrations_upgrade");
+    try {
+      await migrateDeploy(other.url, { quiet: true });
+      // The state of a database that applied the migrations as they were: their former checksums,
+      // no repeatable bookkeeping, and a function that is not the file's.
+      const rewritten = rewrittenMigrations();
+      expect(rewritten.size).toBeGreaterThan(0);
+      for (const [name, [former]] of rewritten) {
+        await query(other.url, "UPDATE _prisma_migrations SET checksum = $2 WHERE migration_name = $1", [name, former]);
+      }
+      await query(other.url, "DROP TABLE _repeatable_migrations");
+      await query(
+        other.url,
+        `CREATE OR REPLACE FUNCTION team_list_commit() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NULL; END'`,
+      );
+
+      const lines: string[] = [];
+      expect(await migrateDeploy(other.url, { log: (line) => lines.push(line) })).toEqual(
+        listRepeatables().map((name) => `repeatable/${name}`),
+      );
+      expect(lines).toEqual(
+        expect.arrayContaining([...rewritten.keys()].map((name) => `recorded the rewritten ${name}`)),
+      );
+      expect(await bookkeeping(other.url)).toEqual(expectedRows());
+      const [commit] = await query<{ prosrc: string }>(
+        other.url,
+        "SELECT prosrc FROM pg_proc WHERE proname = 'team_list_commit'",
+      );
+      expect(commit?.prosrc).toBe(definedIn("team_list_commit.sql").get("team_list_commit"));
+      expect(await migrateDeploy(other.url, { quiet: true })).toEqual([]);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it("upgrades a database part way before a rewritten migration in one transaction, or not at all", async () => {
+    const other = await createEmptyTestDatabase("migrations_partial");
+    try {
+      const dir = path.join(scratch, "partial");
+      mkdirSync(dir);
+      const shipped = listMigrations();
+      const first = shipped.slice(0, 3);
+      for (const name of first) cpSync(path.join(MIGRATIONS_DIR, name), path.join(dir, name), { recursive: true });
+      await migrateDeploy(other.url, { quiet: true, dir, repeatableDir: path.join(dir, "none") });
+
+      // A failure anywhere (here a broken migration after the shipped ones) rolls every step back.
+      const failing = path.join(scratch, "partial-failing");
+      cpSync(MIGRATIONS_DIR, failing, { recursive: true });
+      mkdirSync(path.join(failing, "29991231000000_broken"));
+      writeFileSync(path.join(failing, "29991231000000_broken", "migration.sql"), "SELECT * FROM no_such_table;\n");
+      await expect(migrateDeploy(other.url, { quiet: true, dir: failing })).rejects.toThrow(
+        /migration 29991231000000_broken failed: .*rolled back, nothing applied/,
+      );
+      expect((await bookkeeping(other.url)).map((r) => r.migration_name)).toEqual(first);
+      expect(await query(other.url, "SELECT to_regclass('team_list_pending') AS t")).toEqual([{ t: null }]);
+
+      expect(await migrateDeploy(other.url, { quiet: true })).toEqual([
+        ...shipped.slice(3),
+        ...listRepeatables().map((name) => `repeatable/${name}`),
+      ]);
+      expect(await bookkeeping(other.url)).toEqual(expectedRows());
+      const [commit] = await query<{ prosrc: string }>(
+        other.url,
+        "SELECT prosrc FROM pg_proc WHERE proname = 'team_list_commit'",
+      );
+      expect(commit?.prosrc).toBe(definedIn("team_list_commit.sql").get("team_list_commit"));
+    } finally {
+      await other.drop();
+    }
+  });
 });

@@ -1,11 +1,19 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "pg";
 import { createDatabase, type Database } from "./client";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded";
-import { listMigrations, migrateDeploy, migrationState, PRISMA_MIGRATE_LOCK_KEY } from "./migrations";
+import {
+  listMigrations,
+  migrateDeploy,
+  migrationChecksum,
+  migrationState,
+  PRISMA_MIGRATE_LOCK_KEY,
+  REPEATABLE_DIR,
+} from "./migrations";
 import { createTestDatabase } from "./testing";
 
 type Backend = "postgres" | "embedded";
@@ -71,6 +79,24 @@ describe.each<Backend>(["postgres", "embedded"])(`${migrationState.name} on %s`,
       failed: ["29990101000000_broken"],
       inProgress: [],
     });
+  });
+
+  it("reports a repeatable file whose text the database has not applied as pending, which the next deploy applies", async () => {
+    const { db } = opened;
+    await db.pool.query(
+      "UPDATE _repeatable_migrations SET checksum = 'an older text' WHERE name = 'team_list_track.sql'",
+    );
+    expect(await migrationState(db.pool)).toEqual({
+      pending: ["repeatable/team_list_track.sql"],
+      failed: [],
+      inProgress: [],
+    });
+    expect(await migrateDeploy(opened.url, { quiet: true })).toEqual(["repeatable/team_list_track.sql"]);
+    const { rows } = await db.pool.query(
+      "SELECT checksum FROM _repeatable_migrations WHERE name = 'team_list_track.sql'",
+    );
+    expect(rows).toEqual([{ checksum: migrationChecksum(readFileSync(`${REPEATABLE_DIR}/team_list_track.sql`)) }]);
+    expect(await migrationState(db.pool)).toEqual({ pending: [], failed: [], inProgress: [] });
   });
 });
 

@@ -7,6 +7,19 @@ import { isEmbeddedDatabaseUrl } from "./embedded";
 /** prisma/migrations at the root of the workspace (the same depth from src/ and dist/). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
 
+/**
+ * prisma/repeatable: one file per function (or other `CREATE OR REPLACE` object), applied after the
+ * migrations whenever its checksum changes, as Flyway's repeatable migrations are (docs/database.md,
+ * "Functions").
+ */
+export const REPEATABLE_DIR = path.resolve(__dirname, "../../../prisma/repeatable");
+
+/** Migrations rewritten after they shipped, with the checksums they had before (the file says why). */
+export const REWRITTEN_MIGRATIONS_FILE = path.resolve(__dirname, "../../../prisma/rewritten-migrations.json");
+
+/** How a repeatable file is named among pending and applied migrations. */
+const REPEATABLE_PREFIX = "repeatable/";
+
 /** Names of the migrations that ship with this build, oldest first. */
 export function listMigrations(dir: string = MIGRATIONS_DIR): string[] {
   return readdirSync(dir, { withFileTypes: true })
@@ -15,8 +28,50 @@ export function listMigrations(dir: string = MIGRATIONS_DIR): string[] {
     .sort();
 }
 
+/** The repeatable files that ship with this build, in the order they are applied (by name). */
+export function listRepeatables(dir: string = REPEATABLE_DIR): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".sql"))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The former checksums of each rewritten migration (prisma/rewritten-migrations.json). */
+export function rewrittenMigrations(file: string = REWRITTEN_MIGRATIONS_FILE): Map<string, string[]> {
+  if (!existsSync(file)) return new Map();
+  const { migrations } = JSON.parse(readFileSync(file, "utf8")) as { migrations: Record<string, string[]> };
+  return new Map(Object.entries(migrations));
+}
+
+/** The repeatable files of `dir` whose checksum the database has not recorded (all of them on a new database). */
+async function pendingRepeatables(
+  db: Pick<Pool, "query">,
+  dir: string,
+): Promise<{ name: string; sql: string; checksum: string }[]> {
+  const table = await db.query<{ exists: boolean }>(
+    "SELECT to_regclass('_repeatable_migrations') IS NOT NULL AS exists",
+  );
+  const recorded = new Map<string, string>();
+  if (table.rows[0]?.exists) {
+    const { rows } = await db.query<{ name: string; checksum: string }>(
+      "SELECT name, checksum FROM _repeatable_migrations",
+    );
+    for (const row of rows) recorded.set(row.name, row.checksum);
+  }
+  return listRepeatables(dir)
+    .map((name) => {
+      const sql = readFileSync(path.join(dir, name));
+      return { name, sql: sql.toString("utf8"), checksum: migrationChecksum(sql) };
+    })
+    .filter((file) => recorded.get(file.name) !== file.checksum);
+}
+
 export interface MigrationState {
-  /** Shipped migrations that the database has not applied (one being applied right now included). */
+  /**
+   * Shipped migrations that the database has not applied (one being applied right now included),
+   * then the repeatable files whose current text it has not applied (`repeatable/<file>`).
+   */
   pending: string[];
   /** Migrations that started and failed, which `migrateDeploy` (like `prisma migrate deploy`) refuses to pass. */
   failed: string[];
@@ -37,11 +92,16 @@ export const PRISMA_MIGRATE_LOCK_KEY = 72707369;
  * a failure only when it has logs, or when no `migrate deploy` holds its lock any more (the run
  * was killed); otherwise the migration is in progress, which is not a fault of the database.
  */
-export async function migrationState(pool: Pool, dir: string = MIGRATIONS_DIR): Promise<MigrationState> {
+export async function migrationState(
+  pool: Pool,
+  dir: string = MIGRATIONS_DIR,
+  repeatableDir: string = REPEATABLE_DIR,
+): Promise<MigrationState> {
   const shipped = listMigrations(dir);
+  const repeatables = (await pendingRepeatables(pool, repeatableDir)).map((file) => REPEATABLE_PREFIX + file.name);
   const table = await pool.query<{ exists: boolean }>("SELECT to_regclass('_prisma_migrations') IS NOT NULL AS exists");
   if (!table.rows[0]?.exists) {
-    return { pending: shipped, failed: [], inProgress: [] };
+    return { pending: [...shipped, ...repeatables], failed: [], inProgress: [] };
   }
   const { rows } = await pool.query<{ migration_name: string; state: "finished" | "failed" | "running" }>(
     `SELECT m.migration_name,
@@ -60,7 +120,7 @@ export async function migrationState(pool: Pool, dir: string = MIGRATIONS_DIR): 
   const named = (state: string) => rows.filter((r) => r.state === state).map((r) => r.migration_name);
   const applied = new Set(named("finished"));
   return {
-    pending: shipped.filter((name) => !applied.has(name)),
+    pending: [...shipped.filter((name) => !applied.has(name)), ...repeatables],
     failed: named("failed"),
     inProgress: named("running"),
   };
@@ -76,6 +136,13 @@ const CREATE_BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "rolled_back_at"        TIMESTAMPTZ,
     "started_at"            TIMESTAMPTZ NOT NULL DEFAULT now(),
     "applied_steps_count"   INTEGER NOT NULL DEFAULT 0
+)`;
+
+/** Which repeatable file, by its checksum, the database last applied. */
+const CREATE_REPEATABLE_BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "_repeatable_migrations" (
+    "name"        TEXT PRIMARY KEY,
+    "checksum"    VARCHAR(64) NOT NULL,
+    "applied_at"  TIMESTAMPTZ NOT NULL DEFAULT now()
 )`;
 
 /** Prisma's checksum of a migration: the SHA-256 (hex) of its migration.sql as stored. */
@@ -112,14 +179,25 @@ export async function markRolledBack(url: string, name: string): Promise<void> {
  * under Prisma's advisory lock, oldest first, each script as one simple query (not wrapped in a
  * transaction, as Prisma runs them), recorded in `_prisma_migrations` with Prisma's checksum,
  * timestamps, step count and, for a failure, its logs. `prisma migrate status` reads the result as
- * its own. A failed or edited migration stops the run, as Prisma's deploy does. Returns the names
- * it applied.
+ * its own. A failed or edited migration stops the run, as Prisma's deploy does, except a migration
+ * rewritten when its functions moved to prisma/repeatable/ whose former checksum the database
+ * recorded: its new checksum is recorded instead. Then, still under the lock, the repeatable files
+ * whose checksum changed are applied in one transaction, in name order (with the pending
+ * migrations, for a database part way before a rewritten one: `upgradeAcrossRewrite`). Returns the
+ * names it applied, the repeatable files as `repeatable/<file>`.
  */
 export async function migrateDeploy(
   url: string,
-  options: { quiet?: boolean; dir?: string; log?: (line: string) => void } = {},
+  options: {
+    quiet?: boolean;
+    dir?: string;
+    repeatableDir?: string;
+    rewrittenFile?: string;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<string[]> {
   const dir = options.dir ?? MIGRATIONS_DIR;
+  const rewritten = rewrittenMigrations(options.rewrittenFile);
   const log = options.log ?? ((line: string) => (options.quiet ? undefined : process.stderr.write(`${line}\n`)));
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
@@ -138,36 +216,45 @@ export async function migrateDeploy(
       );
     }
     const applied = new Map(rows.rows.map((r) => [r.migration_name, r.checksum]));
+    const pending: string[] = [];
     for (const name of listMigrations(dir)) {
-      const sql = readFileSync(path.join(dir, name, "migration.sql"));
-      const checksum = migrationChecksum(sql);
+      const checksum = migrationChecksum(readFileSync(path.join(dir, name, "migration.sql")));
       const previous = applied.get(name);
-      if (previous !== undefined) {
-        if (previous !== checksum) {
-          throw new MigrationError(
-            `migration ${name} was edited after it was applied (checksum ${previous} in the database, ${checksum} on disk): restore it and add a new migration instead`,
-          );
-        }
-        continue;
+      if (previous === undefined) {
+        pending.push(name);
+      } else if (previous !== checksum && rewritten.get(name)?.includes(previous)) {
+        await client.query(
+          "UPDATE _prisma_migrations SET checksum = $2 WHERE migration_name = $1 AND rolled_back_at IS NULL",
+          [name, checksum],
+        );
+        log(`recorded the rewritten ${name}`);
+      } else if (previous !== checksum) {
+        throw new MigrationError(
+          `migration ${name} was edited after it was applied (checksum ${previous} in the database, ${checksum} on disk): restore it and add a new migration instead`,
+        );
       }
-      const id = randomUUID();
-      await client.query(
-        "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())",
-        [id, checksum, name],
-      );
+    }
+    const repeatableDir = options.repeatableDir ?? REPEATABLE_DIR;
+    await client.query(CREATE_REPEATABLE_BOOKKEEPING);
+    if (applied.size > 0 && pending.some((name) => rewritten.has(name))) {
+      done.push(...(await upgradeAcrossRewrite(client, dir, pending, repeatableDir, log)));
+    } else {
+      for (const name of pending) {
+        await applyMigration(client, dir, name);
+        log(`applied ${name}`);
+        done.push(name);
+      }
+      // The repeatable files in one transaction of their own: all of a run's changes, or none.
+      await client.query("BEGIN");
       try {
-        await client.query(sql.toString("utf8"));
+        const repeatables = await applyRepeatables(client, repeatableDir);
+        await client.query("COMMIT");
+        for (const name of repeatables) log(`applied ${name}`);
+        done.push(...repeatables);
       } catch (error) {
-        const message = (error as Error).message;
-        await client.query("UPDATE _prisma_migrations SET logs = $2 WHERE id = $1", [id, message]);
-        throw new MigrationError(`migration ${name} failed: ${message}`);
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
       }
-      await client.query(
-        "UPDATE _prisma_migrations SET finished_at = now(), applied_steps_count = applied_steps_count + 1 WHERE id = $1",
-        [id],
-      );
-      log(`applied ${name}`);
-      done.push(name);
     }
   } finally {
     await client.query("SELECT pg_advisory_unlock_all()").catch(() => undefined);
@@ -175,6 +262,83 @@ export async function migrateDeploy(
   }
   if (!isEmbeddedDatabaseUrl(url)) await migrateJobQueue(url);
   return done;
+}
+
+/**
+ * Applies one migration as Prisma's deploy does: its row first, the script as one query (one
+ * implicit transaction, or part of the caller's), then `finished_at`; a failure is written into
+ * the row's `logs` (unless the caller's transaction is to roll it back) and stops the run.
+ */
+async function applyMigration(client: Client, dir: string, name: string, inTransaction = false): Promise<void> {
+  const sql = readFileSync(path.join(dir, name, "migration.sql"));
+  const id = randomUUID();
+  await client.query(
+    "INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at) VALUES ($1, $2, $3, now())",
+    [id, migrationChecksum(sql), name],
+  );
+  try {
+    await client.query(sql.toString("utf8"));
+  } catch (error) {
+    const message = (error as Error).message;
+    if (!inTransaction) await client.query("UPDATE _prisma_migrations SET logs = $2 WHERE id = $1", [id, message]);
+    throw new MigrationError(`migration ${name} failed: ${message}`);
+  }
+  await client.query(
+    "UPDATE _prisma_migrations SET finished_at = now(), applied_steps_count = applied_steps_count + 1 WHERE id = $1",
+    [id],
+  );
+}
+
+/**
+ * A database part way through the migrations, with one still to apply that this build ships
+ * rewritten (its function bodies moved to prisma/repeatable/): its pending migrations and the
+ * repeatable files are applied in one transaction, so that no writer ever runs the database's old
+ * functions against the newer tables in between (the migrations' own locks hold writers back until
+ * the end). On a failure nothing is applied, and nothing is recorded (docs/database.md, "Functions").
+ */
+async function upgradeAcrossRewrite(
+  client: Client,
+  dir: string,
+  pending: string[],
+  repeatableDir: string,
+  log: (line: string) => void,
+): Promise<string[]> {
+  await client.query("BEGIN");
+  try {
+    for (const name of pending) await applyMigration(client, dir, name, true);
+    const repeatables = await applyRepeatables(client, repeatableDir);
+    await client.query("COMMIT");
+    for (const name of pending) log(`applied ${name}`);
+    for (const name of repeatables) log(`applied ${name}`);
+    return [...pending, ...repeatables];
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    const message = error instanceof MigrationError ? error.message : (error as Error).message;
+    throw new MigrationError(
+      `${message} (in the one transaction of an upgrade across rewritten migrations: rolled back, nothing applied)`,
+    );
+  }
+}
+
+/**
+ * Applies the repeatable files of `dir` whose checksum changed, in name order, inside the caller's
+ * transaction (which a failure leaves to roll back), and records their checksums.
+ */
+async function applyRepeatables(client: Client, dir: string): Promise<string[]> {
+  const changed = await pendingRepeatables(client, dir);
+  for (const file of changed) {
+    try {
+      await client.query(file.sql);
+    } catch (error) {
+      throw new MigrationError(`repeatable ${file.name} failed: ${(error as Error).message}`);
+    }
+    await client.query(
+      `INSERT INTO _repeatable_migrations (name, checksum) VALUES ($1, $2)
+       ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
+      [file.name, file.checksum],
+    );
+  }
+  return changed.map((file) => REPEATABLE_PREFIX + file.name);
 }
 
 type GraphileWorker = typeof import("graphile-worker", { with: { "resolution-mode": "import" }});

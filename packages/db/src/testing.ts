@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "pg";
-import { listMigrations, MIGRATIONS_DIR, migrateDeploy } from "./migrations";
+import { listMigrations, listRepeatables, MIGRATIONS_DIR, migrateDeploy, REPEATABLE_DIR } from "./migrations";
 
 /**
  * Test support: every suite gets its own PostgreSQL database, cloned from a template that holds
- * the migrated schema. The template is migrated once per set of migrations (its name carries
- * their digest), so a run applies the migrations once and suites stay independent.
+ * the migrated schema. The template is migrated once per set of migrations and repeatable files
+ * (its name carries their digest), so a run applies the migrations once and suites stay independent.
  */
 
 export const DEFAULT_TEST_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -27,6 +27,10 @@ function migrationsDigest(): string {
   for (const name of listMigrations()) {
     hash.update(name);
     hash.update(readFileSync(path.join(MIGRATIONS_DIR, name, "migration.sql")));
+  }
+  for (const name of listRepeatables()) {
+    hash.update(`repeatable/${name}`);
+    hash.update(readFileSync(path.join(REPEATABLE_DIR, name)));
   }
   return hash.digest("hex").slice(0, 12);
 }

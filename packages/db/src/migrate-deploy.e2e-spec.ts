@@ -81,7 +81,7 @@ async function query<T extends object>(url: string, sql: string, params: unknown
 function definedIn(file: string): Map<string, string> {
   const sql = readFileSync(path.join(REPEATABLE_DIR, file), "utf8");
   const found = new Map<string, string>();
-  for (const match of sql.matchAll(/^CREATE OR REPLACE FUNCTION "(\w+)"\([^]*?\bAS E'((?:[^']|'')*)'\s*;/gm)) {
+  for (const match of sql.matchAll(/^CREATE OR REPLACE FUNCTION "(\w+)"\([\s\S]*?\bAS E'((?:[^']|'')*)'\s*;/gm)) {
     const [, name, body] = match as unknown as [string, string, string];
     found.set(name, body.replaceAll("''", "'").replaceAll("\\x3B", ";"));
   }
@@ -175,6 +175,7 @@ describe(migrateDeploy.name, () => {
   }, 120_000);
 
   it("leaves the database's functions as the repeatable files define them", async () => {
+    await migrateDeploy(db.url, { quiet: true });
     const files = listRepeatables();
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) {
@@ -188,6 +189,7 @@ describe(migrateDeploy.name, () => {
   });
 
   it("applies a repeatable file again once its checksum changes, and not while it stays the same", async () => {
+    await migrateDeploy(db.url, { quiet: true });
     const dir = path.join(scratch, "repeatable");
     cpSync(REPEATABLE_DIR, dir, { recursive: true });
     const file = path.join(dir, "team_list_sort_key.sql");
@@ -210,6 +212,7 @@ describe(migrateDeploy.name, () => {
   });
 
   it("rolls back every repeatable file of a run when one fails", async () => {
+    await migrateDeploy(db.url, { quiet: true });
     const dir = path.join(scratch, "repeatable-failing");
     cpSync(REPEATABLE_DIR, dir, { recursive: true });
     writeFileSync(path.join(dir, "team_list_sort_key.sql"), "-- edited\n", { flag: "a" });

@@ -34,7 +34,8 @@ import { pageParam, sendPlainPage } from "./peer-queries";
  * queries over the same prepared-statement pool as the api (`createDatabase`). No logging,
  * metrics, rate limit, security headers, page cache, compression or problem bodies: what it costs
  * beyond the floor is the price of the card's parts themselves, the least any api of that shape
- * pays (bench/README.md, "What the card itself costs"). Run in the api's slot, or beside both with
+ * pays (bench/results/2026-11-history.md,
+ * "What the card itself costs"). Run in the api's slot, or beside both with
  * `node bench/dist/cpu-per-request.js --card`.
  *
  * `CARD_FLOOR_PARTS` (default `passport,dto,prisma`) names the parts used; a part left out is done

@@ -3,8 +3,8 @@ import { BENCH_TOKEN, loadBenchData } from "./load";
 import { type RunningServer, startServer } from "./servers";
 
 /**
- * The card floor is compared with the floor as doing the same work (bench/README.md, "What the
- * card itself costs"): each of its variants must answer every page-mode request of the benchmark
+ * The card floor is compared with the floor as doing the same work (bench/results/2026-11-history.md,
+ * "What the card itself costs"): each of its variants must answer every page-mode request of the benchmark
  * with the floor's status, headers and bytes. Runs the compiled servers, as the benchmark does.
  */
 

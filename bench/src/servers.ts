@@ -126,7 +126,7 @@ export async function startServer(
   options: { databaseUrl: string; poolMax: number; nodeArgs?: string[]; env?: Record<string, string> },
 ): Promise<RunningServer> {
   const port = await freePort();
-  // For profiling and before/after comparisons (bench/README.md, "Settings"): another build of a
+  // For profiling and before/after comparisons (bench/README.md, "Run it"): another build of a
   // server in a server's slot, and node flags of its own (e.g. --cpu-prof).
   const script = process.env[`BENCH_SCRIPT_${name.toUpperCase()}`] ?? path.join(REPO_ROOT, SCRIPTS[name]);
   const extraArgs = (process.env[`BENCH_NODE_ARGS_${name.toUpperCase()}`] ?? "").split(" ").filter((a) => a !== "");

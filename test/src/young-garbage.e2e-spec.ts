@@ -7,7 +7,7 @@ import { defined, imageCommand } from "./docker-files";
  * old generation are read from V8's trace. With ten requests in flight and dozens answered between
  * two scavenges, a request's objects cannot live through two of them unless something keeps them:
  * what is promoted is what the api keeps alive past its requests, and what full collections then
- * have to clear. Three keepers were found (bench/README.md, "Young garbage kept old"), each a
+ * have to clear. Three keepers were found (bench/results/2026-11-history.md, "Young garbage kept old"), each a
  * closure set on an object made per request: Prisma's query promise, the promise form of pg's
  * query in the naming of prepared statements, and passport's per-request strategy object.
  */

@@ -5,7 +5,7 @@
  *
  * pg's own `query_timeout` arms a timer per query and wraps the query's callback in a closure
  * over its scope. Under load those kept each query, its callback and its rows alive past
- * young-generation collections (bench/README.md, "Garbage: the promotion chain": a closure per
+ * young-generation collections (bench/results/2026-11-history.md, "Garbage: the promotion chain": a closure per
  * query kept where pg keeps its callback is what does it).
  * Here one interval per pool looks at the connections instead, and each connection keeps the
  * submission times of its unanswered queries: a number per query, no timer.

@@ -2,21 +2,14 @@ import { hashToken } from "@community/db";
 import { CLIENT_ID, contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type Backend, startE2eApp } from "../testing/e2e-app";
+import { appForSuite } from "../testing/suite-app";
 
 const PATHS = ["/v1/me/community/team/events", "/v1/me/community/team/guides"];
 const backends: Backend[] = ["postgres", "embedded"];
 
 describe.each(backends)("bearer authentication on %s", (backend) => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp(backend, contractFixture());
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startE2eApp(backend, contractFixture()), 120_000);
 
   describe.each(PATHS)("%s", (path) => {
     it.each([

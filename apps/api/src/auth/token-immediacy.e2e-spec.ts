@@ -4,6 +4,7 @@ import { loadFixture } from "@community/fixtures";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { appForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 const backends: Backend[] = ["postgres", "embedded"];
@@ -33,15 +34,7 @@ async function warm(e2e: E2eApp, token: string): Promise<Page> {
  * cache on and the page hot, each change below shows on the very next request.
  */
 describe.each(backends)("a token check on %s", (backend) => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp(backend, contractFixture());
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startE2eApp(backend, contractFixture()), 120_000);
 
   const tokens = () => e2e.database.prisma.accessToken;
 

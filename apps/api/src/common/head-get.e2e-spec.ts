@@ -1,6 +1,6 @@
-import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import { TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { contractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 
@@ -26,15 +26,7 @@ function headersOf(response: request.Response): Record<string, unknown> {
 }
 
 describe("HEAD and GET", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture());
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite();
 
   it.each(CASES)("send the same headers for %s, Content-Length the GET body's", async (_case, path, headers) => {
     const get = await request(e2e.server)

@@ -2,6 +2,7 @@ import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { contractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 
@@ -17,15 +18,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe("GET /metrics", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture());
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite();
 
   it("exposes request counts and latency by route template and status, query latency, pool use and process metrics", async () => {
     const auth = { Authorization: `Bearer ${TOKENS.runner}` };
@@ -66,15 +59,7 @@ describe("GET /metrics", () => {
 
 describe("GET /metrics with METRICS_TOKEN", () => {
   const token = "scrape-secret-0123456789";
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), { env: { METRICS_TOKEN: token } });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite({ METRICS_TOKEN: token });
 
   it.each([
     ["no Authorization header", undefined],

@@ -1,5 +1,6 @@
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
-import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { appForSuite } from "../testing/suite-app";
+import { startOAuthApp } from "./testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
@@ -10,15 +11,7 @@ import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oa
  * no Sec-Fetch-Site. A real Chromium's posts: browser-sign-in.e2e-spec.ts.
  */
 describe("cross-site posts to the sign-in forms", () => {
-  let e2e: OAuthE2eApp;
-
-  beforeAll(async () => {
-    e2e = await startOAuthApp("postgres", oauthFixture());
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startOAuthApp("postgres", oauthFixture()), 120_000);
 
   /** A browser at the sign-in page of a fresh authorization request, and the login form's URL. */
   async function atSignIn(headers: Record<string, string>) {

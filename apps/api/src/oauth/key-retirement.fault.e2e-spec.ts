@@ -5,9 +5,10 @@ import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 import type { Backend } from "../testing/e2e-app";
 import { reportFault } from "../testing/fault-report";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
+import { appForSuite } from "../testing/suite-app";
 import { AuthorizationServer } from "./authorization-server";
 import { plantGrant } from "./testing/grants";
-import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { startOAuthApp } from "./testing/oauth-app";
 
 const backends: Backend[] = ["postgres", "embedded"];
 
@@ -18,15 +19,7 @@ const backends: Backend[] = ["postgres", "embedded"];
  * that reload itself rather than waiting for the timer.
  */
 describe.each(backends)("a retired signing key on a running api (%s)", (backend) => {
-  let e2e: OAuthE2eApp;
-
-  beforeAll(async () => {
-    e2e = await startOAuthApp(backend, oauthFixture());
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startOAuthApp(backend, oauthFixture()), 120_000);
 
   const jwksKids = async () =>
     ((await (await fetch(`${e2e.issuer}/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);

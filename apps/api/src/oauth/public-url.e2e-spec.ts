@@ -1,5 +1,6 @@
 import request from "supertest";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
+import { appForSuite } from "../testing/suite-app";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
@@ -18,15 +19,7 @@ const cookiesOf = (response: request.Response) =>
  * Host or X-Forwarded-* header a request carries; with an https PUBLIC_URL its cookies are Secure.
  */
 describe("the authorization server's URLs", () => {
-  let e2e: OAuthE2eApp;
-
-  beforeAll(async () => {
-    e2e = await startOAuthApp("postgres", oauthFixture());
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startOAuthApp("postgres", oauthFixture()), 120_000);
 
   it("are PUBLIC_URL's in discovery, whatever the Host", async () => {
     const response = await request(e2e.server).get("/oauth/.well-known/openid-configuration").set("Host", EVIL);

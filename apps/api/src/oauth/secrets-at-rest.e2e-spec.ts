@@ -6,10 +6,11 @@ import { type JWK, loadJose } from "../auth/jose";
 import { OAuthKeysRepository } from "../signing-keys/oauth-keys.repository";
 import { type Backend, testConfig } from "../testing/e2e-app";
 import { oauthFixture, PUBLIC_CLIENT, RUNNER } from "../testing/oauth-fixture";
+import { appForSuite } from "../testing/suite-app";
 import { AuthorizationServer } from "./authorization-server";
 import { rotateKeys } from "./rotate-keys";
 import { plantGrant } from "./testing/grants";
-import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
+import { startOAuthApp } from "./testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import { authorizationRequest, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
@@ -21,15 +22,7 @@ const KEY = randomBytes(32).toString("base64");
  * OAUTH_KEY_ENCRYPTION_KEY set, no private signing key or cookie secret.
  */
 describe.each(backends)("authorization server secrets at rest on %s", (backend) => {
-  let e2e: OAuthE2eApp;
-
-  beforeAll(async () => {
-    e2e = await startOAuthApp(backend, oauthFixture(), { OAUTH_KEY_ENCRYPTION_KEY: KEY });
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startOAuthApp(backend, oauthFixture(), { OAUTH_KEY_ENCRYPTION_KEY: KEY }), 120_000);
 
   const occurrences = async (secret: string) => {
     const [row] = await e2e.database.prisma.$queryRaw<{ n: number }[]>`
@@ -141,15 +134,7 @@ describe.each(backends)("authorization server secrets at rest on %s", (backend) 
 });
 
 describe("keys stored in clear before a key encryption key is set", () => {
-  let e2e: OAuthE2eApp;
-
-  beforeAll(async () => {
-    e2e = await startOAuthApp("postgres", oauthFixture());
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startOAuthApp("postgres", oauthFixture()), 120_000);
 
   it("stop a start with the key until `oauth:rotate-keys --seal` seals them, staying the same keys", async () => {
     const jwksBefore = await (await fetch(`${e2e.issuer}/jwks`)).json();

@@ -1,20 +1,13 @@
 import { readFileSync } from "node:fs";
 import { DEMO_OAUTH_CLIENTS, DEMO_TOKENS } from "@community/fixtures";
 import request from "supertest";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { startE2eApp } from "../testing/e2e-app";
+import { appForSuite } from "../testing/suite-app";
 import { DOCS_CONTENT_SECURITY_POLICY } from "./docs.controller";
 import { OPENAPI_FILE } from "./openapi-file";
 
 describe("API documentation", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres");
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startE2eApp("postgres"));
 
   it("serves the committed OpenAPI document at /openapi.json as application/json", async () => {
     const response = await request(e2e.server).get("/openapi.json");

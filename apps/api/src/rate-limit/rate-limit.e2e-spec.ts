@@ -6,6 +6,7 @@ import Redis from "ioredis";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { contractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
@@ -13,17 +14,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 describe("rate limiting in memory (the default)", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      env: { RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "120" },
-    });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite({ RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "120" });
 
   it("counts per token across both list endpoints, with RateLimit headers, then answers 429 with Retry-After", async () => {
     const remaining: string[] = [];
@@ -78,17 +69,7 @@ describe("rate limiting in memory (the default)", () => {
 });
 
 describe("rate limiting behind a trusted proxy", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      env: { RATE_LIMIT_MAX: "1", RATE_LIMIT_WINDOW_SECONDS: "60", TRUST_PROXY: "loopback" },
-    });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite({ RATE_LIMIT_MAX: "1", RATE_LIMIT_WINDOW_SECONDS: "60", TRUST_PROXY: "loopback" });
 
   it("takes the client address from X-Forwarded-For sent by the proxy", async () => {
     const from = (ip: string) => request(e2e.server).get(EVENTS).set("X-Forwarded-For", ip);
@@ -99,15 +80,7 @@ describe("rate limiting behind a trusted proxy", () => {
 });
 
 describe("rate limiting turned off", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), { env: { RATE_LIMIT_MAX: "0" } });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite({ RATE_LIMIT_MAX: "0" });
 
   it("with RATE_LIMIT_MAX=0 sends no RateLimit headers and never answers 429", async () => {
     for (let i = 0; i < 20; i++) {

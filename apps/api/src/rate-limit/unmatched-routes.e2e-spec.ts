@@ -1,20 +1,9 @@
-import { contractFixture } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { contractAppForSuite } from "../testing/suite-app";
 
 describe("rate limiting of paths that match no route", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      env: { RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "120" },
-    });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite({ RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "120" });
 
   it("counts unmatched paths against the caller's budget like any route, then answers 429", async () => {
     const statuses: number[] = [];

@@ -1,8 +1,9 @@
-import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import { TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp } from "../testing/e2e-app";
 import { reportFault } from "../testing/fault-report";
+import { contractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
@@ -44,17 +45,7 @@ function tokenRequest(server: E2eApp["server"], path: string) {
 }
 
 describe("one spelling per route", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      env: { OAUTH_RATE_LIMIT_MAX: "2", OAUTH_RATE_LIMIT_WINDOW_SECONDS: "600" },
-    });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite({ OAUTH_RATE_LIMIT_MAX: "2", OAUTH_RATE_LIMIT_WINDOW_SECONDS: "600" });
 
   it("answers the canonical spelling of each route", async () => {
     expect((await request(e2e.server).get(EVENTS).set(bearer)).status).toBe(200);

@@ -1,22 +1,14 @@
-import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import { TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { contractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
 const bearer = { Authorization: `Bearer ${TOKENS.runner}` };
 
 describe("security headers, body limit, request timeout and CORS (defaults)", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), { env: { REQUEST_TIMEOUT_MS: "300" } });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = contractAppForSuite({ REQUEST_TIMEOUT_MS: "300" });
 
   it.each([
     ["a list response", EVENTS, bearer],
@@ -98,16 +90,9 @@ describe("security headers, body limit, request timeout and CORS (defaults)", ()
 });
 
 describe("CORS with an allow-list", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      env: { CORS_ORIGINS: "https://app.example.com,http://localhost:5173", BODY_LIMIT_BYTES: "10" },
-    });
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
+  const e2e = contractAppForSuite({
+    CORS_ORIGINS: "https://app.example.com,http://localhost:5173",
+    BODY_LIMIT_BYTES: "10",
   });
 
   it("allows a listed origin and exposes the headers a client reads", async () => {

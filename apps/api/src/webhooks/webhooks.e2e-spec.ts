@@ -7,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { appForSuite } from "../testing/suite-app";
 import { TestReceiver } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 
@@ -513,15 +514,10 @@ describe("webhooks on postgres", () => {
 });
 
 describe("webhooks on the embedded database", () => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("embedded", contractFixture(), { env: { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" } });
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(
+    () => startE2eApp("embedded", contractFixture(), { env: { WEBHOOK_ALLOWED_HOSTS: "127.0.0.1" } }),
+    120_000,
+  );
 
   it("answers 501 webhooks-unavailable naming DATABASE_URL, after authentication", async () => {
     const response = await request(e2e.server).get(WEBHOOKS).set("Authorization", `Bearer ${TOKENS.runner}`);

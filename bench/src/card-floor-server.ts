@@ -2,6 +2,7 @@ import "reflect-metadata";
 import { createDatabase, hashToken } from "@community/db";
 import { EVENTS_LIST, GUIDES_LIST, lookUpToken, TeamListReader, type TokenMember } from "@community/db/lists";
 import {
+  applyDecorators,
   type CanActivate,
   Controller,
   type ExecutionContext,
@@ -81,19 +82,21 @@ class PlainBearerGuard implements CanActivate {
 }
 const BearerGuard: NestType<CanActivate> = PARTS.has("passport") ? AuthGuard("bearer") : PlainBearerGuard;
 
+/** An optional whole number from 1 to `max`, from the query's text. */
+const PositiveIntUpTo = (max: number) =>
+  applyDecorators(
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(1),
+    Max(max),
+  );
+
 class PageQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
+  @PositiveIntUpTo(2_147_483_647)
   page = 1;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @PositiveIntUpTo(100)
   per_page = 100;
 }
 

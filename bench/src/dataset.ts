@@ -50,16 +50,20 @@ export function teamSizes(n: number): Array<{ teamId: string; count: number }> {
 export function teamItems(teamId: string, count: number): Pick<FixtureFile, "events" | "guides"> {
   const events: FixtureEvent[] = new Array(count);
   const guides: FixtureGuide[] = new Array(count);
+  /** What an event and a guide at index i have alike: ids, team, account, slug and name. */
+  const owned = (i: number, prefix: string, kind: string, account: string) => ({
+    id: `${prefix}_${teamId}_${pad(i)}`,
+    team_id: teamId,
+    account_id: account,
+    slug: `${kind}-${i}`,
+    name: `${kind[0]?.toUpperCase()}${kind.slice(1)} ${i}`,
+  });
   for (let i = 0; i < count; i++) {
     const at = iso(BASE_SECONDS - Math.floor(i / 3) * 60);
     const account = `acc_${i % ACCOUNTS}`;
     const price = { value_in_cents: (i * 37) % 10_000, currency: CURRENCIES[i % CURRENCIES.length] as string };
     events[i] = {
-      id: `ev_${teamId}_${pad(i)}`,
-      team_id: teamId,
-      account_id: account,
-      slug: `event-${i}`,
-      name: `Event ${i}`,
+      ...owned(i, "ev", "event", account),
       description: i % 2 === 0 ? `Description of event ${i}` : null,
       cover_url: i % 4 === 0 ? `https://img.example.com/e/${i}.jpg` : null,
       duration_seconds: 1800 + (i % 7) * 600,
@@ -71,11 +75,7 @@ export function teamItems(teamId: string, count: number): Pick<FixtureFile, "eve
       price,
     };
     guides[i] = {
-      id: `gd_${teamId}_${pad(i)}`,
-      team_id: teamId,
-      account_id: account,
-      slug: `guide-${i}`,
-      name: `Guide ${i}`,
+      ...owned(i, "gd", "guide", account),
       description: i % 3 === 0 ? null : `Description of guide ${i}`,
       cover_url: null,
       published_at: i % 20 === 0 ? null : at,

@@ -3,7 +3,7 @@ import type { MixDriveResult } from "./mix-client";
 import type { MixLoadReport } from "./mix-load";
 import type { MixSettings, RequestKind } from "./mix-workload";
 import type { WriterReport } from "./mix-writer";
-import { type Spread, spreadOf } from "./report";
+import { roundSpreads, type Spread, spreadOf } from "./report";
 import { SERVER_NAMES, type ServerName } from "./servers";
 import type { CopyCounts, FreshnessSummary } from "./sync-copies";
 
@@ -110,11 +110,7 @@ export function summarizeServer(rounds: MixRound[], peakRssMb: number): MixServe
   const sum = (pick: (r: MixRound) => number) => rounds.reduce((total, r) => total + pick(r), 0);
   return {
     rounds,
-    requestsPerSecond: of((r) => r.requestsPerSecond),
-    p50Ms: of((r) => r.p50Ms),
-    p99Ms: of((r) => r.p99Ms),
-    serverCpuMsPerRequest: of((r) => r.serverCpuMsPerRequest),
-    postgresCpuMsPerRequest: of((r) => r.postgresCpuMsPerRequest),
+    ...roundSpreads(rounds),
     tokenLookupsPerRequest: spreadOrNull(rounds.map((r) => r.tokenLookupsPerRequest)),
     transactionsPerRequest: spreadOrNull(rounds.map((r) => r.transactionsPerRequest)),
     statementsPerRequest: spreadOrNull(rounds.map((r) => r.statementsPerRequest)),

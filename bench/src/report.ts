@@ -32,17 +32,23 @@ export interface ServerCaseReport {
   bad: number;
 }
 
-export function summarize(rounds: CaseResult[]): ServerCaseReport {
-  const of = (pick: (r: CaseResult) => number) => spreadOf(rounds.map(pick));
+/** What every report gives per server, as spreads over the rounds: the rate, the latencies, the CPU per request. */
+export function roundSpreads(
+  rounds: Array<
+    Pick<CaseResult, "requestsPerSecond" | "p50Ms" | "p99Ms" | "serverCpuMsPerRequest" | "postgresCpuMsPerRequest">
+  >,
+) {
   return {
-    rounds,
-    requestsPerSecond: of((r) => r.requestsPerSecond),
-    p50Ms: of((r) => r.p50Ms),
-    p99Ms: of((r) => r.p99Ms),
-    serverCpuMsPerRequest: of((r) => r.serverCpuMsPerRequest),
-    postgresCpuMsPerRequest: of((r) => r.postgresCpuMsPerRequest),
-    bad: rounds.reduce((sum, r) => sum + r.bad, 0),
+    requestsPerSecond: spreadOf(rounds.map((r) => r.requestsPerSecond)),
+    p50Ms: spreadOf(rounds.map((r) => r.p50Ms)),
+    p99Ms: spreadOf(rounds.map((r) => r.p99Ms)),
+    serverCpuMsPerRequest: spreadOf(rounds.map((r) => r.serverCpuMsPerRequest)),
+    postgresCpuMsPerRequest: spreadOf(rounds.map((r) => r.postgresCpuMsPerRequest)),
   };
+}
+
+export function summarize(rounds: CaseResult[]): ServerCaseReport {
+  return { rounds, ...roundSpreads(rounds), bad: rounds.reduce((sum, r) => sum + r.bad, 0) };
 }
 
 export interface CaseReport {

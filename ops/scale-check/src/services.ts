@@ -38,6 +38,21 @@ export interface Postgres {
   service: Service;
 }
 
+/** The PostgreSQL server of a data directory, stopped by SIGINT (a fast shutdown). */
+function startPostgres(
+  bin: Binaries,
+  supervisor: Supervisor,
+  name: string,
+  dataDir: string,
+  port: number,
+  runAs: RunAs | undefined,
+): Service {
+  return supervisor.start(name, path.join(bin.pgBin, "postgres"), ["-D", dataDir, "-p", `${port}`], {
+    runAs,
+    stopSignal: "SIGINT",
+  });
+}
+
 /** A primary: its own data directory, loopback only, WAL for a streaming replica, commit timestamps for the lag. */
 export async function startPrimary(
   bin: Binaries,
@@ -64,15 +79,7 @@ export async function startPrimary(
       "",
     ].join("\n"),
   );
-  const service = supervisor.start(
-    "postgres-primary",
-    path.join(bin.pgBin, "postgres"),
-    ["-D", dataDir, "-p", `${port}`],
-    {
-      runAs,
-      stopSignal: "SIGINT",
-    },
-  );
+  const service = startPostgres(bin, supervisor, "postgres-primary", dataDir, port, runAs);
   await waitFor("the primary PostgreSQL", () => answers(postgresUrl(port, "postgres")), 30_000);
   const admin = new Client({ connectionString: postgresUrl(port, "postgres") });
   await admin.connect();
@@ -110,15 +117,7 @@ export async function startReplica(
     ],
     { runAs },
   );
-  const service = supervisor.start(
-    "postgres-replica",
-    path.join(bin.pgBin, "postgres"),
-    ["-D", dataDir, "-p", `${port}`],
-    {
-      runAs,
-      stopSignal: "SIGINT",
-    },
-  );
+  const service = startPostgres(bin, supervisor, "postgres-replica", dataDir, port, runAs);
   await waitFor("the replica PostgreSQL", () => answers(postgresUrl(port)), 30_000);
   const client = new Client({ connectionString: postgresUrl(port) });
   await client.connect();

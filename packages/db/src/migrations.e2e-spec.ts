@@ -20,31 +20,22 @@ type Backend = "postgres" | "embedded";
 
 /** A migrated database of the suite's own on `backend`. */
 async function openDatabase(backend: Backend): Promise<{ db: Database; url: string; close(): Promise<void> }> {
+  /** The database's client over `url`, closed before `drop` runs. */
+  const opened = (url: string, poolMax: number, drop: () => Promise<void>) => {
+    const db = createDatabase({ url, poolMax });
+    return { db, url, close: () => db.close().then(drop) };
+  };
   if (backend === "postgres") {
     const testDb = await createTestDatabase("db_migrations");
-    const db = createDatabase({ url: testDb.url, poolMax: 2 });
-    return {
-      db,
-      url: testDb.url,
-      async close() {
-        await db.close();
-        await testDb.drop();
-      },
-    };
+    return opened(testDb.url, 2, () => testDb.drop());
   }
   const dir = await mkdtemp(path.join(tmpdir(), "migrations-embedded-"));
   const embedded: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: dir });
   await migrateDeploy(embedded.url, { quiet: true });
-  const db = createDatabase({ url: embedded.url, poolMax: 1 });
-  return {
-    db,
-    url: embedded.url,
-    async close() {
-      await db.close();
-      await embedded.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return opened(embedded.url, 1, async () => {
+    await embedded.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
 }
 
 async function started(db: Database, name: string, logs: string | null = null): Promise<void> {

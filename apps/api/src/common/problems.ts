@@ -51,6 +51,7 @@ export const challengeHeader = (schema: Record<string, unknown>): Record<string,
 });
 
 /** The problem types several features answer with; each feature declares its own beside it. */
+// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
 export const COMMON_PROBLEMS = {
   InvalidQuery: {
     type: "invalid-query",

@@ -1,6 +1,7 @@
 import { FieldErrorsException, type ParameterError, ProblemException, type ProblemType } from "../common/problems";
 
 /** The sign-in pages of the built-in authorization server: its problem types. */
+// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
 export const OAUTH_PROBLEMS = {
   InvalidForm: {
     type: "invalid-form",

@@ -1,6 +1,7 @@
 import { COMMON_PROBLEMS, ProblemException, type ProblemType, retryAfter } from "../common/problems";
 
 /** What the HTTP layer refuses: its problem types. */
+// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
 export const SECURITY_PROBLEMS = {
   RequestTimeout: {
     type: "request-timeout",

@@ -1,6 +1,7 @@
 import { FieldErrorsException, type ParameterError, ProblemException, type ProblemType } from "../common/problems";
 
 /** The webhooks' problem types (contract 10.2). */
+// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
 export const WEBHOOK_PROBLEMS = {
   InvalidBody: {
     type: "invalid-body",

@@ -3,6 +3,7 @@ import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
 import { ProblemFilter } from "../common/problem.filter";
+import type { ProblemException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { REQUEST_ID_HEADER } from "../logging/request-id";
 import { logRequestAtWarn } from "../logging/request-log-level";
@@ -137,6 +138,11 @@ export class RequestHardening {
       this.cors(request, response, (error?: unknown) =>
         error ? next(error) : this.limitBody(request, bodyLimitBytes, next),
       );
+  }
+
+  /** Answers `problem` at once (the request pass's early refusals). */
+  refuse(problem: ProblemException, request: Request, response: Response): void {
+    this.problems.respond(problem, request, response);
   }
 
   private limitBody(request: Request, bodyLimitBytes: number, next: NextFunction): void {

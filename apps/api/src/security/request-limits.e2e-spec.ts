@@ -73,6 +73,15 @@ describe("a query the parser cannot read whole (more than 1000 parameters)", () 
     expectProblem(response, 414, "too-many-query-parameters");
   });
 
+  it("refuses a sign-in form of 1,001 fields with a 413 page naming the limit", async () => {
+    const response = await request(e2e.server)
+      .post("/oauth/interaction/some-uid/login")
+      .type("form")
+      .send(`${unknown(999)}&login=a&password=b`);
+    expect(response.status).toBe(413);
+    expect(response.text).toContain("A form carries at most 1000 fields");
+  });
+
   it("serves 1,000 parameters, the last of them read", async () => {
     const response = await request(e2e.server)
       .get(`${EVENTS}?${unknown(998)}&page=2&per_page=1`)

@@ -96,3 +96,10 @@ export class TooManyQueryParametersException extends ProblemException {
     );
   }
 }
+
+/** A form body with more fields than its parser reads (body-parser's parameterLimit). */
+export class TooManyFormFieldsException extends ProblemException {
+  constructor(limit: number) {
+    super(COMMON_PROBLEMS.PayloadTooLarge, `A form carries at most ${limit} fields`);
+  }
+}

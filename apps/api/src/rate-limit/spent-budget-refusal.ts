@@ -11,8 +11,9 @@ export const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
  * The refusal of a bearer token that this replica does not know to be valid, sent from an address
  * whose failed-authentication budget is spent: the one check both the request pass (which answers
  * it before the logging context, the routing, the guards and the request line, so that a flood of
- * made-up tokens costs little: bench/README.md, "Refusals") and the rate-limit guard make. The
- * address is read first: a request from an address with budget left costs no hash here.
+ * made-up tokens costs little: bench/README.md, "Refusals") and the rate-limit guard make. While
+ * no address is refused it costs a Map's size; then the address is read first, so a request from
+ * an address with budget left costs no hash here.
  */
 @Injectable()
 export class SpentBudgetRefusal {
@@ -26,7 +27,7 @@ export class SpentBudgetRefusal {
 
   /** The 429 of `request` if its address's budget is spent and its token is not known, else undefined. */
   check(request: Request, digest?: string): FailedAuthenticationsLimitedException | undefined {
-    if (!this.failedAuth.enabled) return undefined;
+    if (!this.failedAuth.refusing) return undefined;
     const header = request.headers.authorization;
     if (header === undefined) return undefined;
     const wait = this.failedAuth.refusedFor(budgetAddress(request.ip));

@@ -1,4 +1,5 @@
 import "reflect-metadata";
+import { parse as parseQuery } from "node:querystring";
 import type { Database } from "@community/db";
 import type { INestApplication } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
@@ -31,9 +32,10 @@ export async function createApp(
   // Settings of the Express application itself, which no middleware can change: req.ip honours
   // TRUST_PROXY, no X-Powered-By, and ETags are computed per representation in sendListPage.
   app.set("trust proxy", config.trustProxy);
-  // node:querystring (Express 5's default, pinned): a parameter is a string or, repeated, an array
+  // node:querystring (Express 5's `simple` parser): a parameter is a string or, repeated, an array
   // of strings, never an object; the query DTOs (class-transformer, class-validator) rely on it.
-  app.set("query parser", "simple");
+  // Without its 1,000-key cut: a longer query is refused whole before (security/request-fields.ts).
+  app.set("query parser", (query: string) => parseQuery(query, "&", "=", { maxKeys: 0 }));
   setHttpServerTimeouts(app.getHttpServer(), config);
   answerUnreadableRequestHeads(app.getHttpServer(), app.get(ProblemFilter), config);
   app.disable("x-powered-by");

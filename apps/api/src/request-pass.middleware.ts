@@ -6,6 +6,7 @@ import { assignRequestId } from "./logging/request-id";
 import { type LoggedRequest, writeRequestLine } from "./logging/request-log";
 import { HttpMetrics } from "./metrics/http-metrics";
 import { MetricsService } from "./metrics/metrics.service";
+import { SpentBudgetRefusal } from "./rate-limit/spent-budget-refusal";
 import { RequestHardening } from "./security/request-hardening";
 
 /**
@@ -18,6 +19,10 @@ import { RequestHardening } from "./security/request-hardening";
  *   (security/request-hardening.ts);
  * - once the response is closed: the HTTP metrics of a finished response (metrics/http-metrics.ts)
  *   and the request's one log line, written by the root logger (logging/request-log.ts).
+ * A made-up token from an address whose failed-authentication budget is spent
+ * (rate-limit/spent-budget-refusal.ts) is answered 429 at once, after the security checks only:
+ * no logging context, clock, routing, guards, request line or HTTP metrics (a counter of its own
+ * instead), so that a flood of them costs a fraction of a served request (bench/README.md, "Refusals").
  */
 @Injectable()
 export class RequestPassMiddleware implements NestMiddleware {
@@ -28,6 +33,7 @@ export class RequestPassMiddleware implements NestMiddleware {
     private readonly logger: PinoLogger,
     metrics: MetricsService,
     private readonly hardening: RequestHardening,
+    private readonly spentBudget: SpentBudgetRefusal,
   ) {
     // Outside a request, PinoLogger's logger is the root every line derives from.
     this.root = logger.logger as unknown as Logger;
@@ -35,6 +41,12 @@ export class RequestPassMiddleware implements NestMiddleware {
   }
 
   use(request: Request, response: Response, next: NextFunction): void {
+    const refusal = this.spentBudget.check(request);
+    if (refusal !== undefined) {
+      assignRequestId(request, response);
+      this.hardening.check(request, response, () => this.hardening.refuse(refusal, request, response));
+      return;
+    }
     const started = process.hrtime.bigint();
     const id = assignRequestId(request, response);
     (request as LoggedRequest).id = id;

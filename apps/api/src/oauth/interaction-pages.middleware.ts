@@ -3,7 +3,7 @@ import { urlencoded } from "body-parser";
 import type { NextFunction, Request, Response } from "express";
 import { PROBLEM_PAGE, type ProblemPage } from "../common/problem.filter";
 import { APP_CONFIG, type AppConfig } from "../config/config";
-import { PayloadTooLargeException } from "../security/security.problems";
+import { PayloadTooLargeException, TooManyFormFieldsException } from "../security/security.problems";
 import { errorPage, PAGE_CONTENT_SECURITY_POLICY } from "./interaction-pages";
 import { InteractionFailedException, InvalidFormException } from "./oauth.problems";
 
@@ -18,7 +18,10 @@ const PAGE_HEADERS = {
   "Referrer-Policy": "same-origin",
 };
 
-const parseForm = urlencoded({ extended: false, limit: FORM_LIMIT_BYTES });
+/** body-parser's default, written down: a form with more fields is refused (413), never cut. */
+export const FORM_MAX_FIELDS = 1_000;
+
+const parseForm = urlencoded({ extended: false, limit: FORM_LIMIT_BYTES, parameterLimit: FORM_MAX_FIELDS });
 
 const showProblem: ProblemPage = (problem) => errorPage(problem.detail);
 
@@ -67,7 +70,8 @@ export class InteractionPagesMiddleware implements NestMiddleware {
 }
 
 function formProblem(error: unknown): Error {
-  const { status, message } = error as { status?: number; message?: string };
+  const { status, message, type } = error as { status?: number; message?: string; type?: string };
+  if (type === "parameters.too.many") return new TooManyFormFieldsException(FORM_MAX_FIELDS);
   if (status === 413) return new PayloadTooLargeException(FORM_LIMIT_BYTES);
   return new InvalidFormException([{ parameter: "body", message: message ?? "cannot be read" }]);
 }

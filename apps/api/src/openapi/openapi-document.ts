@@ -87,6 +87,7 @@ const PROBLEMS_OF_A_LIST: ProblemName[] = [
   "PayloadTooLarge",
   "RequestTimeout",
   "RequestHeaderTooLarge",
+  "TooManyQueryParameters",
   "RateLimited",
   "Internal",
   "Unavailable",
@@ -100,6 +101,7 @@ const PROBLEMS_OF_EVERY_PATH: ProblemName[] = [
   "PayloadTooLarge",
   "RequestTimeout",
   "RequestHeaderTooLarge",
+  "TooManyQueryParameters",
   "Internal",
 ];
 

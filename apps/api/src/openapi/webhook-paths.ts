@@ -16,6 +16,7 @@ const PROBLEMS_OF_WEBHOOKS: ProblemName[] = [
   "PayloadTooLarge",
   "RequestTimeout",
   "RequestHeaderTooLarge",
+  "TooManyQueryParameters",
   "RateLimited",
   "Internal",
   "WebhooksUnavailable",

@@ -62,6 +62,11 @@ export class FailedAuthBudget {
     return this.config.authFailureWindowSeconds;
   }
 
+  /** Whether any address is refused here now (or was, until its next look-up): most of the time, none. */
+  get refusing(): boolean {
+    return this.refused.size > 0;
+  }
+
   /** Seconds until `address` may authenticate again; 0 while it has budget left. */
   refusedFor(address: string, now = Date.now()): number {
     const until = this.refused.get(address);

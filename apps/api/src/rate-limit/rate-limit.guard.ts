@@ -14,9 +14,8 @@ import { APP_CONFIG, type AppConfig } from "../config/config";
 import { RedisConnection } from "../redis/redis.provider";
 import { budgetAddress, FailedAuthBudget } from "./failed-auth-budget";
 import { KnownValidTokens } from "./known-valid-tokens";
-import { FailedAuthenticationsLimitedException, RateLimitedException } from "./rate-limit.problems";
-
-const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
+import { RateLimitedException } from "./rate-limit.problems";
+import { BEARER, SpentBudgetRefusal } from "./spent-budget-refusal";
 
 /**
  * `tokenDigest`: the SHA-256 of the bearer token, computed once here for both budgets. `member`:
@@ -67,6 +66,8 @@ class SettledReflector extends Reflector {
  * 401 (FailedAuthBudget). Once that is spent, a token that this replica has not authenticated
  * recently (KnownValidTokens) is refused with 429 before it is looked up; one it has goes on to
  * the token check as usual, so guessing from an address does not lock out the users behind it.
+ * The request pass refuses those first (SpentBudgetRefusal); the check here catches a request that
+ * passed it just before the budget was spent.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
@@ -78,6 +79,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @Inject(RedisConnection) private readonly redis: RedisConnection | null,
     private readonly failedAuth: FailedAuthBudget,
     private readonly knownTokens: KnownValidTokens,
+    private readonly spentBudget: SpentBudgetRefusal,
   ) {
     super(options, storage, new SettledReflector(reflector));
   }
@@ -99,11 +101,9 @@ export class RateLimitGuard extends ThrottlerGuard {
    * (the guessing, not the users behind the address), and settles the account once answered.
    */
   private spendFailures(request: MemberRequest, response: Response, digest: string): void {
+    const refusal = this.spentBudget.check(request, digest);
+    if (refusal !== undefined) throw refusal;
     const address = budgetAddress(request.ip);
-    const wait = this.failedAuth.refusedFor(address);
-    if (wait > 0 && !this.knownTokens.has(digest)) {
-      throw new FailedAuthenticationsLimitedException(wait, this.failedAuth.limit, this.failedAuth.windowSeconds);
-    }
     // Settled once answered: only the guard behind this one knows whether the token was valid. It
     // sets `member` on the request when it was (logging/request-log.ts reads it there too).
     response.once("finish", () => {

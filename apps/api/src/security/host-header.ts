@@ -24,16 +24,10 @@ export function isValidHost(value: string): boolean {
 }
 
 /**
- * RFC 9112 section 3.2: a request with more than one Host header, or one that is not a valid
- * host[:port], is answered 400. Node keeps only the first of several, so they are counted in the
- * raw headers.
+ * RFC 9112 section 3.2: a request whose Host is not a valid host[:port] is answered 400 (one with
+ * several is refused before, by request-fields.ts).
  */
 export function hostHeaderProblem(request: IncomingMessage): InvalidHostException | undefined {
-  let count = 0;
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if (request.rawHeaders[i]?.toLowerCase() === "host") count += 1;
-  }
-  if (count > 1) return new InvalidHostException("repeated");
   const host = request.headers.host;
   return host === undefined || isValidHost(host) ? undefined : new InvalidHostException("malformed");
 }

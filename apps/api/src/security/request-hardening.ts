@@ -3,10 +3,12 @@ import cors from "cors";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
 import { ProblemFilter } from "../common/problem.filter";
+import type { ProblemException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { REQUEST_ID_HEADER } from "../logging/request-id";
 import { logRequestAtWarn } from "../logging/request-log-level";
 import { hostHeaderProblem } from "./host-header";
+import { queryLimitProblem, repeatedFieldProblem } from "./request-fields";
 import { PayloadTooLargeException, RequestTimeoutException } from "./security.problems";
 
 /**
@@ -69,8 +71,10 @@ export function extendRequestClock(response: Response, ms: number): void {
  * - helmet's headers, recorded once (they depend on nothing in the request), set before anything
  *   can answer, so that a refused body (413) carries them too;
  * - CORS, off unless CORS_ORIGINS names origins (it answers preflights itself);
- * - the Host header (one, a valid host[:port]: 400 otherwise, logged at warn), before any route
- *   or library builds a URL from it;
+ * - one of each field read as a single value (Authorization, Host, Content-Type, ...: 400
+ *   otherwise), counted in the raw headers before any token is looked up, and a valid
+ *   host[:port] (400 otherwise), before any route or library builds a URL from it; both logged at warn;
+ * - a query the parser can read whole (at most MAX_QUERY_PARAMETERS: 414 otherwise);
  * - BODY_LIMIT_BYTES on a declared body. No route parses bodies (body parsing is off), so an
  *   undeclared (chunked) body is never buffered, only discarded.
  */
@@ -120,18 +124,25 @@ export class RequestHardening {
   check(request: Request, response: Response, next: NextFunction): void {
     const { bodyLimitBytes } = this.config;
     for (const [name, value] of this.headers) response.setHeader(name, value);
-    const badHost = hostHeaderProblem(request);
-    if (badHost !== undefined) {
+    const badHead = repeatedFieldProblem(request) ?? hostHeaderProblem(request);
+    if (badHead !== undefined) {
       logRequestAtWarn(response);
       // As for the heads Node's parser refuses (request-head.ts): a client this confused starts afresh.
       response.setHeader("Connection", "close");
-      throw badHost;
+      throw badHead;
     }
+    const badQuery = queryLimitProblem(request);
+    if (badQuery !== undefined) throw badQuery;
     if (this.cors === undefined) this.limitBody(request, bodyLimitBytes, next);
     else
       this.cors(request, response, (error?: unknown) =>
         error ? next(error) : this.limitBody(request, bodyLimitBytes, next),
       );
+  }
+
+  /** Answers `problem` at once (the request pass's early refusals). */
+  refuse(problem: ProblemException, request: Request, response: Response): void {
+    this.problems.respond(problem, request, response);
   }
 
   private limitBody(request: Request, bodyLimitBytes: number, next: NextFunction): void {

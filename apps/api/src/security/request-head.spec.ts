@@ -11,7 +11,7 @@ describe(requestHeadProblem.name, () => {
       parserError("HPE_HEADER_OVERFLOW", "Header overflow"),
       431,
       "request-header-too-large",
-      "The request line and headers are limited to 8192 bytes",
+      "The request line and headers are limited to 8192 bytes and 100 header fields",
     ],
     [
       Object.assign(new Error("Request timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" }),

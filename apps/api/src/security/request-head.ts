@@ -16,6 +16,12 @@ interface ParserError extends Error {
   reason?: string;
 }
 
+/**
+ * The most header fields a request may carry (Apache's LimitRequestFields), set as the server's
+ * maxHeadersCount: Node's parser refuses one more with the overflow of a too large head (431).
+ */
+export const MAX_HEADER_FIELDS = 100;
+
 /** Node's own limit on a chunk's extensions (not configurable). */
 const CHUNK_EXTENSIONS_LIMIT_BYTES = 16_384;
 
@@ -27,7 +33,7 @@ const CHUNK_EXTENSIONS_LIMIT_BYTES = 16_384;
 export function requestHeadProblem(error: ParserError, config: AppConfig): ProblemException {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
-      return new RequestHeaderTooLargeException(config.httpMaxHeaderBytes);
+      return new RequestHeaderTooLargeException(config.httpMaxHeaderBytes, MAX_HEADER_FIELDS);
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return new RequestHeadTimeoutException(config.httpHeadersTimeoutMs);
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
@@ -45,8 +51,10 @@ export function requestHeadProblem(error: ParserError, config: AppConfig): Probl
  * exists, so neither Nest nor Express sees it. This answers the same class with a problem+json
  * written to the socket (ProblemFilter's body), then closes the connection, as Node does: the
  * parser cannot resume in the middle of a broken head. The `instance` is `*`: no request was read.
+ * It also sets the server's field limit, which that answer names.
  */
 export function answerUnreadableRequestHeads(server: Server, filter: ProblemFilter, config: AppConfig): void {
+  server.maxHeadersCount = MAX_HEADER_FIELDS;
   const logger = new Logger("RequestHead");
   server.on("clientError", (error: ParserError, socket: Socket) => {
     // A reset connection cannot be answered; one whose response has begun must not get a second.

@@ -14,8 +14,15 @@ export const SECURITY_PROBLEMS = {
     type: "request-header-too-large",
     status: 431,
     title: "Request header fields too large",
-    docs: "The request line and headers together exceed HTTP_MAX_HEADER_BYTES (16 KiB): a very long query string or token. The connection is closed.",
-    example: { detail: "The request line and headers are limited to 16384 bytes", instance: "*" },
+    docs: "The request line and headers together exceed HTTP_MAX_HEADER_BYTES (16 KiB: a very long query string or token), or the request carries more than 100 header fields. The connection is closed.",
+    example: { detail: "The request line and headers are limited to 16384 bytes and 100 header fields", instance: "*" },
+  },
+  TooManyQueryParameters: {
+    type: "too-many-query-parameters",
+    status: 414,
+    title: "Too many query parameters",
+    docs: "The query string carries more than 1000 parameters (empty ones included). The request is refused whole rather than answered from the parameters that could be read.",
+    example: { detail: "A query string carries at most 1000 parameters; this one carries 2002" },
   },
 } as const satisfies Record<string, ProblemType>;
 
@@ -42,8 +49,11 @@ export class PayloadTooLargeException extends ProblemException {
  * socket itself: see security/request-head.ts).
  */
 export class RequestHeaderTooLargeException extends ProblemException {
-  constructor(limitBytes: number) {
-    super(SECURITY_PROBLEMS.RequestHeaderTooLarge, `The request line and headers are limited to ${limitBytes} bytes`);
+  constructor(limitBytes: number, limitFields: number) {
+    super(
+      SECURITY_PROBLEMS.RequestHeaderTooLarge,
+      `The request line and headers are limited to ${limitBytes} bytes and ${limitFields} header fields`,
+    );
   }
 }
 
@@ -68,5 +78,29 @@ export class InvalidHostException extends ProblemException {
         ? "A request carries one Host header (RFC 9112 section 3.2)"
         : "The Host header is not a valid host[:port] (RFC 9112 section 3.2)",
     );
+  }
+}
+
+/** A field the service reads as one value, sent more than once (security/request-fields.ts). */
+export class RepeatedHeaderException extends ProblemException {
+  constructor(field: string) {
+    super(COMMON_PROBLEMS.BadRequest, `A request carries at most one ${field} header`);
+  }
+}
+
+/** More query parameters than node:querystring reads (security/request-fields.ts). */
+export class TooManyQueryParametersException extends ProblemException {
+  constructor(limit: number, count: number) {
+    super(
+      SECURITY_PROBLEMS.TooManyQueryParameters,
+      `A query string carries at most ${limit} parameters; this one carries ${count}`,
+    );
+  }
+}
+
+/** A form body with more fields than its parser reads (body-parser's parameterLimit). */
+export class TooManyFormFieldsException extends ProblemException {
+  constructor(limit: number) {
+    super(COMMON_PROBLEMS.PayloadTooLarge, `A form carries at most ${limit} fields`);
   }
 }

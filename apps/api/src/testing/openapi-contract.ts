@@ -77,6 +77,10 @@ export class OpenApiContract {
       // A head that is not valid HTTP/1.1 (a malformed or repeated Host too) is refused before any path is read.
       return this.verdict(label, response, 400, this.deref(this.components("responses").BadRequest));
     }
+    if (response.status === 414) {
+      // A query with more parameters than the parser reads is refused before any route, as above.
+      return this.verdict(label, response, 414, this.deref(this.components("responses").TooManyQueryParameters));
+    }
     const pathItem = this.findPath(path);
     if (pathItem === undefined) {
       const undocumented = UNDOCUMENTED_PATHS.find((p) => path.startsWith(p.prefix));

@@ -156,7 +156,8 @@ export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "lis
   FROM w
 ), page AS (
   SELECT l.item_id AS id, l.version AS k, l.present FROM team_list_latest l, chk k
-   WHERE k.status = 'ok' AND ${of("l")} AND l.version > k.lo AND l.version <= k.hi
+   -- lo as the parameter itself, so that the plan knows how much of the list lies after it.
+   WHERE k.status = 'ok' AND ${of("l")} AND l.version > $2::bigint AND l.version <= k.hi
      AND ($6::bigint IS NULL OR (l.version, l.item_id) > ($6::bigint, $7::text))
    ORDER BY l.version, l.item_id LIMIT $8
 )

@@ -257,6 +257,16 @@ BEGIN
   -- items changed after it from there, whatever the history between. A TRUNCATE (a reset, which
   -- expires every earlier position) drops the list''s entries first.
   FOR i IN 1 .. COALESCE(array_length(u_team, 1), 0) LOOP
+    -- A list moved only by a renamed account is one whose table this transaction may not hold: a
+    -- TRUNCATE (or an ALTER) that holds it waits, at its commit, for the stats rows held here. Not
+    -- waiting for it, the commit expires the positions before it instead (a reset): never a gap.
+    BEGIN
+      EXECUTE format(''LOCK TABLE %I IN ACCESS SHARE MODE NOWAIT'', u_list[i])\x3B
+    EXCEPTION WHEN lock_not_available THEN
+      UPDATE team_list_commits c SET reset = true
+       WHERE c.team_id = u_team[i] AND c.list = u_list[i] AND c.version = u_version[i]\x3B
+      CONTINUE\x3B
+    END\x3B
     IF u_recount[i] THEN
       DELETE FROM team_list_latest l WHERE l.team_id = u_team[i] AND l.list = u_list[i]\x3B
     END IF\x3B

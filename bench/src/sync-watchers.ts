@@ -118,9 +118,16 @@ export async function runWatchers(options: {
       const committed = performance.now();
       const results = await Promise.all(answers);
       const after = feedReads(await metricsText(baseUrl, metricsToken));
-      const latencies = results.map((r) => r.at - committed).sort((a, b) => a - b);
+      // Answers that came before the write (refused on arrival) are counted apart, not timed.
+      const latencies = results
+        .filter((r) => r.at >= committed)
+        .map((r) => r.at - committed)
+        .sort((a, b) => a - b);
       const notOk: Record<string, number> = {};
-      for (const r of results) if (r.status !== 200) notOk[r.status] = (notOk[r.status] ?? 0) + 1;
+      for (const r of results) {
+        const key = `${r.status}${r.at < committed ? " before the write" : ""}`;
+        if (r.status !== 200) notOk[key] = (notOk[key] ?? 0) + 1;
+      }
       rounds.push({
         heldAtCommit,
         p50Ms: percentile(latencies, 0.5),

@@ -20,6 +20,7 @@ import {
   SyncCopy,
   type WriteSent,
 } from "./sync-copies";
+import { runWatchers, type WatchersReport, watchersMarkdown } from "./sync-watchers";
 
 /**
  * `pnpm bench --sync-push`: what keeping one copy of a list current costs the service per hour,
@@ -46,6 +47,9 @@ export interface SyncPushSettings {
   /** One write to each copy's list every this many seconds. */
   writeEverySeconds: number;
   settleSeconds: number;
+  /** Long polls of one team for the watchers case (0: no such case). */
+  watchers: number;
+  watcherRounds: number;
 }
 
 function integerSetting(name: string, fallback: number, min: number, max: number): number {
@@ -74,6 +78,8 @@ export function parseSyncPushArgs(argv: string[]): SyncPushSettings {
     waitSeconds: integerSetting("BENCH_SYNC_WAIT_SECONDS", CHANGES_WAIT.max, 1, CHANGES_WAIT.max),
     writeEverySeconds: integerSetting("BENCH_SYNC_WRITE_SECONDS", 10, 1, 3600),
     settleSeconds: integerSetting("BENCH_SYNC_SETTLE_SECONDS", quick ? 0 : SETTLE_SECONDS, 0, 600),
+    watchers: integerSetting("BENCH_SYNC_WATCHERS", 1000, 0, 10_000),
+    watcherRounds: integerSetting("BENCH_SYNC_WATCHER_ROUNDS", quick ? 2 : 5, 1, 100),
   };
   if (settings.seconds <= settings.pollSeconds + 1) {
     throw new Error(
@@ -141,6 +147,8 @@ export interface SyncPushReport {
    * and the second baseline less the first on the same scale: what the counts move by themselves.
    */
   perCopyHour: Record<"poll" | "long poll" | "baselines' difference", PhaseTotals>;
+  /** Many long polls of one team (sync-watchers.ts); null when BENCH_SYNC_WATCHERS=0. */
+  watchers: WatchersReport | null;
   summary: string;
 }
 
@@ -347,6 +355,24 @@ export async function runSyncPush(settings: SyncPushSettings): Promise<void> {
           `; load ${load()}`,
       );
     }
+    const watchers =
+      settings.watchers === 0
+        ? null
+        : await runWatchers({
+            baseUrl: running.baseUrl,
+            metricsToken: METRICS_TOKEN,
+            writer,
+            scale: shape.scale,
+            watchers: settings.watchers,
+            rounds: settings.watcherRounds,
+            waitSeconds: settings.waitSeconds,
+          });
+    if (watchers !== null) {
+      const worst = Math.max(...watchers.rounds.map((r) => r.p99Ms));
+      log(
+        `sync-push watchers: ${watchers.watchers} holds of one team, worst round p99 ${worst.toFixed(0)} ms; load ${load()}`,
+      );
+    }
     const [baseline, poll, longPoll, baselineAgain] = reports as [PhaseReport, PhaseReport, PhaseReport, PhaseReport];
     const baselines = meanTotals(baseline.totals, baselineAgain.totals);
     const report: SyncPushReport = {
@@ -365,6 +391,7 @@ export async function runSyncPush(settings: SyncPushSettings): Promise<void> {
         "long poll": perCopyHour(longPoll.totals, baselines, settings.copies, settings.seconds),
         "baselines' difference": perCopyHour(baselineAgain.totals, baseline.totals, settings.copies, settings.seconds),
       },
+      watchers,
       summary: "",
     };
     report.summary = syncPushSummaryLine(report);
@@ -470,5 +497,6 @@ export function syncPushMarkdown(report: SyncPushReport): string {
         `${fmt(t.bufferAccesses)} | ${fmt(t.postgresCpuMs)} | ${fmt(t.apiCpuMs)} |`,
     );
   }
+  if (report.watchers !== null) lines.push("", watchersMarkdown(report.watchers, settings.waitSeconds));
   return `${lines.join("\n")}\n`;
 }

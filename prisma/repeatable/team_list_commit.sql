@@ -62,6 +62,10 @@ DECLARE
   list_teams text[]\x3B
   c_fresh bigint[]\x3B
   fresh_count bigint\x3B
+  u_team text[]\x3B
+  u_list text[]\x3B
+  u_version bigint[]\x3B
+  u_recount boolean[]\x3B
   i int\x3B
 BEGIN
   WITH taken AS (
@@ -217,7 +221,45 @@ BEGIN
       FROM updated WHERE recount OR low_key IS NOT NULL
     RETURNING team_id, list
   )
-  SELECT array_agg(team_id), array_agg(list) INTO logged_team, logged_list FROM logged\x3B
+  SELECT (SELECT array_agg(team_id) FROM logged), (SELECT array_agg(list) FROM logged),
+         (SELECT array_agg(team_id ORDER BY team_id, list) FROM updated),
+         (SELECT array_agg(list ORDER BY team_id, list) FROM updated),
+         (SELECT array_agg(version ORDER BY team_id, list) FROM updated),
+         (SELECT array_agg(recount ORDER BY team_id, list) FROM updated)
+    INTO logged_team, logged_list, u_team, u_list, u_version, u_recount\x3B
+
+  -- Each item this transaction wrote, removed or showed through a renamed account is now at the
+  -- commit''s version in team_list_latest (its latest change): the feed since a position reads the
+  -- items changed after it from there, whatever the history between. A TRUNCATE (a reset, which
+  -- expires every earlier position) drops the list''s entries first.
+  FOR i IN 1 .. COALESCE(array_length(u_team, 1), 0) LOOP
+    -- A list moved only by a renamed account is one whose table this transaction may not hold: a
+    -- TRUNCATE (or an ALTER) that holds it waits, at its commit, for the stats rows held here. Not
+    -- waiting for it, the commit expires the positions before it instead (a reset): never a gap.
+    BEGIN
+      EXECUTE format(''LOCK TABLE %I IN ACCESS SHARE MODE NOWAIT'', u_list[i])\x3B
+    EXCEPTION WHEN lock_not_available THEN
+      UPDATE team_list_commits c SET reset = true
+       WHERE c.team_id = u_team[i] AND c.list = u_list[i] AND c.version = u_version[i]\x3B
+      CONTINUE\x3B
+    END\x3B
+    IF u_recount[i] THEN
+      DELETE FROM team_list_latest l WHERE l.team_id = u_team[i] AND l.list = u_list[i]\x3B
+    END IF\x3B
+    EXECUTE format(
+      ''INSERT INTO team_list_latest AS l (team_id, list, item_id, version, present)
+        SELECT DISTINCT d.team_id, d.list, d.item_id, $3, false FROM team_list_tombstones d
+         WHERE d.team_id = $1 AND d.list = $2 AND d.xid = pg_current_xact_id()
+           AND NOT EXISTS (SELECT 1 FROM %I t WHERE t.id = d.item_id AND t.team_id = $1)
+        ON CONFLICT (team_id, list, item_id) DO UPDATE SET version = EXCLUDED.version, present = false'',
+      u_list[i]) USING u_team[i], u_list[i], u_version[i]\x3B
+    EXECUTE format(
+      ''INSERT INTO team_list_latest AS l (team_id, list, item_id, version, present)
+        SELECT $1, $2, t.id, $3, true FROM %I t
+         WHERE t.team_id = $1 AND (t.xid = pg_current_xact_id() OR t.account_id = ANY($4))
+        ON CONFLICT (team_id, list, item_id) DO UPDATE SET version = EXCLUDED.version, present = true'',
+      u_list[i]) USING u_team[i], u_list[i], u_version[i], renamed_ids\x3B
+  END LOOP\x3B
 
   FOR i IN 1 .. COALESCE(array_length(logged_team, 1), 0) LOOP
     IF (SELECT count(*) FROM team_list_changes l WHERE l.team_id = logged_team[i] AND l.list = logged_list[i]) > 32 THEN

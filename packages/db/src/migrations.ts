@@ -183,7 +183,7 @@ export async function markRolledBack(url: string, name: string): Promise<void> {
  * rewritten when its functions moved to prisma/repeatable/ whose former checksum the database
  * recorded: its new checksum is recorded instead. Then, still under the lock, the repeatable files
  * whose checksum changed are applied in one transaction, in name order (with the pending
- * migrations, for a database part way before a rewritten one: `upgradeAcrossRewrite`). Returns the
+ * migrations, for a database already migrated: `upgradeInOneTransaction`). Returns the
  * names it applied, the repeatable files as `repeatable/<file>`.
  */
 export async function migrateDeploy(
@@ -236,8 +236,10 @@ export async function migrateDeploy(
     }
     const repeatableDir = options.repeatableDir ?? REPEATABLE_DIR;
     await client.query(CREATE_REPEATABLE_BOOKKEEPING);
-    if (applied.size > 0 && pending.some((name) => rewritten.has(name))) {
-      done.push(...(await upgradeAcrossRewrite(client, dir, pending, repeatableDir, log)));
+    // A database already in use gets its pending migrations and the repeatable files in one
+    // transaction: a writer between the two would run the old functions against the new tables.
+    if (applied.size > 0 && pending.length > 0) {
+      done.push(...(await upgradeInOneTransaction(client, dir, pending, repeatableDir, log)));
     } else {
       for (const name of pending) {
         await applyMigration(client, dir, name);
@@ -290,13 +292,14 @@ async function applyMigration(client: Client, dir: string, name: string, inTrans
 }
 
 /**
- * A database part way through the migrations, with one still to apply that this build ships
- * rewritten (its function bodies moved to prisma/repeatable/): its pending migrations and the
+ * A database already migrated, with migrations still to apply: its pending migrations and the
  * repeatable files are applied in one transaction, so that no writer ever runs the database's old
  * functions against the newer tables in between (the migrations' own locks hold writers back until
- * the end). On a failure nothing is applied, and nothing is recorded (docs/database.md, "Functions").
+ * the end); this covers a database part way before a migration rewritten when its function bodies
+ * moved to prisma/repeatable/. On a failure nothing is applied, and nothing is recorded
+ * (docs/database.md, "Functions").
  */
-async function upgradeAcrossRewrite(
+async function upgradeInOneTransaction(
   client: Client,
   dir: string,
   pending: string[],
@@ -315,7 +318,7 @@ async function upgradeAcrossRewrite(
     await client.query("ROLLBACK").catch(() => undefined);
     const message = error instanceof MigrationError ? error.message : (error as Error).message;
     throw new MigrationError(
-      `${message} (in the one transaction of an upgrade across rewritten migrations: rolled back, nothing applied)`,
+      `${message} (in the one transaction of an upgrade: rolled back, nothing applied)`,
     );
   }
 }

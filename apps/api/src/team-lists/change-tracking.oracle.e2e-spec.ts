@@ -65,6 +65,8 @@ describe.each<Backend>(["postgres", "embedded"])("team lists against the oracle 
       expect(tally.quietPoints).toBeGreaterThan(0);
       // The feed's copies were held against SQL with changes applied, not only after fresh walks.
       expect(feed.tally.checksWithChanges).toBeGreaterThan(0);
+      // And copies rebuilt from a first walk and every change since its token, however old.
+      expect(feed.tally.oldTokenChecks).toBeGreaterThan(0);
       // Cached cursor and filtered pages, and polls answered from the version, were held against SQL too.
       expect(repeater.tally.quietHits).toBeGreaterThan(0);
       expect(polls("unchanged")).toBeGreaterThan(0);

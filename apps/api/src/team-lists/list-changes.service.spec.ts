@@ -12,7 +12,7 @@ function fakeDatabase(status: { replica: "ok" | "unknown"; primary: "ok" | "unkn
   const queryable = (name: "replica" | "primary") => ({
     query: async (text: string) => {
       if (text.includes("FROM users")) {
-        return { rows: [{ team_id: "team_a", team_since: 0, now: Date.now() / 1000 }] };
+        return { rows: [{ id: "user_a", team_id: "team_a", team_since: 0, now: Date.now() / 1000 }] };
       }
       if (text.includes("AS state FROM team_list_stats")) return { rows: [{ state: "10.5" }] };
       asked.push(name);

@@ -18,26 +18,17 @@ import { DATABASE } from "../database/database.tokens";
 import { MetricsService } from "../metrics/metrics.service";
 import { ChangeWaits, type FeedRead } from "./change-waits";
 import type { CallerTeam } from "./current-team.decorator";
+import { FeedFlights } from "./feed-flights";
 import type { ChangesQuery } from "./list-query";
+import { MembershipReads } from "./membership-reads";
 import { PageBody } from "./page-cache";
 import { SignedTokens } from "./signed-tokens";
 import { NoCommunityTeamException, SyncExpiredException } from "./team-lists.problems";
-
-/** The database clock and when the caller joined their team, read with every changes request. */
-const MEMBERSHIP_SQL = `SELECT team_id, extract(epoch FROM team_since)::float8 AS team_since,
-       extract(epoch FROM now())::float8 AS now
-  FROM users WHERE id = $1`;
 
 /** Who holds a changes request with `wait`: the access token's digest, and the end of its request. */
 export interface WaitingCaller {
   holder: string;
   signal: AbortSignal;
-}
-
-interface MembershipRow {
-  team_id: string | null;
-  team_since: number;
-  now: number;
 }
 
 /**
@@ -58,6 +49,10 @@ interface MembershipRow {
 export class ListChangesService {
   private readonly retentionSeconds: number;
   private readonly polls: Counter<"answer">;
+  private readonly feedReads: Counter<"shared">;
+  private readonly memberships: MembershipReads;
+  /** The held requests' readings of the feed, shared by position (FeedFlights). */
+  private readonly flights = new FeedFlights<ChangePage<unknown>>();
 
   constructor(
     @Inject(DATABASE) private readonly database: Database,
@@ -73,13 +68,22 @@ export class ListChangesService {
       labelNames: ["answer"] as const,
       registers: [metrics.registry],
     });
+    this.feedReads = new Counter({
+      name: "list_changes_feed_reads_total",
+      help: "Readings of the change log for changes requests: shared=false ran a statement, shared=true joined a held request's reading at the same position",
+      labelNames: ["shared"] as const,
+      registers: [metrics.registry],
+    });
+    this.memberships = new MembershipReads(database.pool);
   }
 
   /**
    * With `wait` (and `since`), held by ChangeWaits while nothing is new: the first reading takes
    * the token lookup's version only when no commit can have come between that lookup and the
    * watch (else it reads the feed), and a reading after a wake reads the feed, the membership and
-   * the clock again.
+   * the clock again. A commit wakes every held request of its list at once: their memberships are
+   * read in one statement (MembershipReads), and the requests at the same position share one
+   * reading of the feed, from the primary (`held`).
    */
   async find(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery, hold?: WaitingCaller): Promise<PageBody> {
     const { teamId, userId } = team;
@@ -88,17 +92,17 @@ export class ListChangesService {
     }
     const key = { teamId, list: spec.list };
     return this.waits.hold({ key, holder: hold.holder, seconds: query.wait, signal: hold.signal }, (again) => {
-      if (again) return this.readOnce(spec, { userId, teamId }, query);
+      if (again) return this.readOnce(spec, { userId, teamId }, query, true);
       // The first reading, made once the request watches its list: from the token lookup's
       // version when no commit to the list can have slipped between that lookup and the watch
       // (notices heard throughout, none for this list since: ChangeNotices.quietSince), else from
       // the database.
       const lookupCurrent = team.listsReadAt !== undefined && this.waits.quietSince(key, team.listsReadAt);
-      return this.readOnce(spec, lookupCurrent ? team : { ...team, lists: undefined }, query);
+      return this.readOnce(spec, lookupCurrent ? team : { ...team, lists: undefined }, query, true);
     });
   }
 
-  private async readOnce(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery): Promise<FeedRead> {
+  private async readOnce(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery, held = false): Promise<FeedRead> {
     const { teamId } = team;
     // A forged token is a bad query (400), which comes before a missing team (404).
     const claims = query.since === undefined ? undefined : this.tokens.openSyncToken(query.since);
@@ -140,7 +144,9 @@ export class ListChangesService {
     this.polls.inc({ answer: "read" });
     let read: ChangePage<unknown>;
     try {
-      read = await this.read(spec, teamId, position, query.perPage);
+      read = held
+        ? await this.sharedRead(spec, teamId, position, query.perPage)
+        : await this.read(spec, teamId, position, query.perPage);
     } catch (error) {
       if (error instanceof ChangePositionExpiredError) {
         throw new SyncExpiredException("predates a reset of the list");
@@ -178,10 +184,9 @@ export class ListChangesService {
     return position.round === undefined && position.base === (current?.version ?? "0");
   }
 
-  /** For callers whose authentication did not read it (JWT): one statement. */
+  /** For callers whose authentication did not read it (JWT) and held requests after a wake: one statement per turn. */
   private async membership(userId: string, teamId: string): Promise<{ teamSince: number; now: number }> {
-    const { rows } = await this.database.pool.query<MembershipRow>(MEMBERSHIP_SQL, [userId]);
-    const row = rows[0];
+    const row = await this.memberships.of(userId);
     // The team moved between the authentication and now: answer as the next request would.
     if (row === undefined || row.team_id !== teamId) throw new SyncExpiredException("was issued for another team");
     return { teamSince: row.team_since, now: row.now };
@@ -195,12 +200,40 @@ export class ListChangesService {
   private async read(spec: AnyTeamList, teamId: string, position: ChangePosition, limit: number) {
     if (this.database.replica !== undefined) {
       try {
+        this.feedReads.inc({ shared: "false" });
         return await readChanges(this.database.preparedReads, spec, teamId, position, limit);
       } catch (error) {
         if (!(error instanceof ChangePositionUnknownError)) throw error;
       }
     }
+    this.feedReads.inc({ shared: "false" });
     return readChanges(this.database.statements, spec, teamId, position, limit);
+  }
+
+  /**
+   * A held request's reading: from the primary, since a notice may come before the replica has
+   * replayed its commit (a reading there would find nothing and hold again, past the change); and
+   * shared with the held requests at the same position whose watch began before the reading did,
+   * or while no commit to the list has been told since it began (ChangeNotices.quietSince): a
+   * commit that the shared reading missed then fires their watch, and they read again.
+   */
+  private sharedRead(
+    spec: AnyTeamList,
+    teamId: string,
+    position: ChangePosition,
+    limit: number,
+  ): Promise<ChangePage<unknown>> {
+    const key = { teamId, list: spec.list };
+    const at = position.after;
+    const id = [teamId, spec.list, position.base, position.round ?? "", at?.version ?? "", at?.id ?? "", limit].join(
+      "\n",
+    );
+    return this.flights.run(
+      id,
+      (startedAt) => this.waits.quietSince(key, startedAt),
+      () => readChanges(this.database.statements, spec, teamId, position, limit),
+      (joined) => this.feedReads.inc({ shared: String(joined) }),
+    );
   }
 }
 

@@ -119,20 +119,12 @@ function checkPosition(position: ChangePosition): void {
 /**
  * The changes of one team's list after state ($2 version, $3 stamp) up to the state ($4 version,
  * $5 stamp; else the statement's current one), after the entry ($6 version, $7 id), at most $8
- * rows, in ONE statement. The window is the list's commits (team_list_commits) with a version in
- * (lo, hi]; a row written by one of them carries its transaction's xid8, so the commits map rows to
- * versions within this database, whatever cluster wrote them. An entry is keyed by the newest
- * version concerning its item, and comes from one of three streams, each walked in (version, id)
- * order from `after`, so a page costs the same at any depth of a round (a bulk load writes a
- * million rows with one commit):
- * - the item's own row, when its commit is in the window and its account's is not newer;
- * - its account's row, when the account's commit is in the window and newer than the item's (so
- *   only the account's items of other commits are read: (account_id, team_id, xid));
- * - tombstones of the team's list in the window, for items not in the team now, once per item.
- * Rows whose newest commit comes after hi are left to the next round. An xid seen in two
- * histories (a cluster restored from another's dump starts its counter anew) belongs to its newest
- * commit (the older is marked superseded at commit): at worst an unchanged item is upserted again,
- * never one left out.
+ * rows, in ONE statement. Each item's latest change is kept at COMMIT in team_list_latest (its
+ * version, and whether the item is still in the team's list: upserts and deletes alike, an item
+ * whose account changed included); the window is the versions in (lo, hi], read with one range
+ * scan of (team_id, list, version, item_id) from `after`, so the first page since a position costs
+ * the same however many commits lie behind it (issue 44: it walked every commit of the window).
+ * An item whose latest change comes after hi is left to the next round.
  * The first row carries the status: 'unknown' (a state of the position is not in this database's
  * history: lost, swept or not replayed; the list's current state always is), 'expired' (a TRUNCATE in the window) or 'ok', the round's
  * state and the list's current state.
@@ -141,13 +133,6 @@ export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "lis
   const list = spec.list;
   const commits = `team_list_commits`;
   const of = (alias: string) => `${alias}.team_id = $1 AND ${alias}.list = '${list}'`;
-  // The window's commits, oldest first, but those whose xid a later commit had (see above). Not a
-  // CTE: each stream walks it in version order from the primary key and stops at its limit.
-  const win = `(SELECT c.version, c.xid FROM ${commits} c, chk k
-   WHERE k.status = 'ok' AND ${of("c")} AND c.version > k.lo AND c.version <= k.hi AND c.xid IS NOT NULL
-     AND NOT c.superseded AND ($6::bigint IS NULL OR c.version >= $6::bigint)
-   ORDER BY c.version)`;
-  const after = (id: string) => `($6::bigint IS NULL OR c.version > $6::bigint OR ${id} > $7::text)`;
   return `WITH st AS MATERIALIZED (
   SELECT s.version, s.stamp FROM team_list_stats s WHERE ${of("s")}
 ), w AS MATERIALIZED (
@@ -169,45 +154,12 @@ export function changeFeedSql(spec: Pick<TeamList<{ id: string }, unknown>, "lis
       THEN 'expired'
     ELSE 'ok' END AS status
   FROM w
-), own AS (
-  SELECT i.id, c.version AS k FROM ${win} c
-   CROSS JOIN LATERAL (
-     SELECT i.id FROM ${list} i JOIN accounts a ON a.id = i.account_id
-      WHERE i.team_id = $1 AND i.xid = c.xid AND ${after("i.id")}
-        AND NOT EXISTS (SELECT 1 FROM ${commits} ac WHERE ${of("ac")} AND ac.xid = a.xid AND ac.version > c.version)
-      ORDER BY i.id LIMIT $8
-   ) i
-   ORDER BY c.version, i.id LIMIT $8
-), by_account AS (
-  SELECT x.id, c.version AS k FROM ${win} c
-   JOIN accounts a ON a.xid = c.xid
-   CROSS JOIN LATERAL (
-     SELECT i.id FROM ${list} i
-      WHERE i.account_id = a.id AND i.team_id = $1 AND i.xid <> a.xid AND ${after("i.id")}
-        AND NOT EXISTS (SELECT 1 FROM ${commits} ic WHERE ${of("ic")} AND ic.xid = i.xid AND ic.version > c.version)
-     OFFSET 0 -- kept a parameterized scan of (account_id, team_id, xid): not flattened into a join
-   ) x
-   ORDER BY c.version, x.id LIMIT $8
-), gone AS (
-  SELECT DISTINCT d.item_id AS id, c.version AS k FROM ${win} c
-   JOIN team_list_tombstones d ON d.team_id = $1 AND d.list = '${list}' AND d.xid = c.xid
-   WHERE ${after("d.item_id")}
-     -- The item's tombstones first, then a commit per tombstone by its xid: written as a join of
-     -- the two, a plan made on statistics older than the log's growth (after a load or a restore,
-     -- until autovacuum analyzes) joined every tombstone of the list to every later commit for
-     -- each candidate, seconds per page once a window held a few hundred deletes (docs/database.md).
-     AND NOT EXISTS (SELECT 1 FROM team_list_tombstones l
-                      WHERE l.item_id = d.item_id AND l.team_id = $1 AND l.list = '${list}'
-                        AND EXISTS (SELECT 1 FROM ${commits} lc WHERE ${of("lc")} AND lc.xid = l.xid AND lc.version > c.version))
-     AND NOT EXISTS (SELECT 1 FROM ${list} i WHERE i.id = d.item_id AND i.team_id = $1)
-   ORDER BY c.version, d.item_id LIMIT $8
 ), page AS (
-  SELECT e.id, e.k, e.present FROM (
-    SELECT id, k, true AS present FROM own
-    UNION ALL SELECT id, k, true FROM by_account
-    UNION ALL SELECT id, k, false FROM gone
-  ) e
-   ORDER BY e.k, e.id LIMIT $8
+  SELECT l.item_id AS id, l.version AS k, l.present FROM team_list_latest l, chk k
+   -- lo as the parameter itself, so that the plan knows how much of the list lies after it.
+   WHERE k.status = 'ok' AND ${of("l")} AND l.version > $2::bigint AND l.version <= k.hi
+     AND ($6::bigint IS NULL OR (l.version, l.item_id) > ($6::bigint, $7::text))
+   ORDER BY l.version, l.item_id LIMIT $8
 )
 SELECT k.status, CASE WHEN k.hi = 0 THEN '0' ELSE k.hi::text || '.' || k.hi_stamp::text END AS round,
        COALESCE((SELECT version::text || '.' || stamp::text FROM st), '0') AS current_state,
@@ -292,7 +244,8 @@ const SWEEP_BATCH = 10_000;
 /**
  * Removes the commit log's rows older than `olderThan` (per team list, every row before the last
  * one committed before it: a state that was current at the cut-off stays known, so a position
- * taken since stays valid, and one older is refused as unknown), then the tombstones of deletes
+ * taken since stays valid, and one older is refused as unknown), the latest changes older than
+ * the oldest state kept, then the tombstones of deletes
  * older than `olderThan` that no window of a known state can hold (their commit is gone, or is
  * the oldest kept: a window starts after its first state). Returns the number of tombstones removed. Safe to run from
  * several processes at once; it writes, so it runs on the primary.
@@ -310,6 +263,22 @@ export async function sweepChangeLog(db: Queryable, olderThan: Date): Promise<nu
        )
        SELECT count(*)::int AS removed FROM swept`,
       [olderThan, SWEEP_BATCH],
+    );
+    if ((rows[0]?.removed ?? 0) < SWEEP_BATCH) break;
+  }
+  // Latest changes older than every state the log still knows: no window (lo, hi] can hold them.
+  for (;;) {
+    const { rows } = await db.query<{ removed: number }>(
+      `WITH kept AS (
+         SELECT team_id, list, min(version) AS version FROM team_list_commits GROUP BY team_id, list
+       ), swept AS (
+         DELETE FROM team_list_latest
+          WHERE ctid = ANY(ARRAY(SELECT l.ctid FROM kept JOIN team_list_latest l ON l.team_id = kept.team_id
+                                    AND l.list = kept.list AND l.version < kept.version LIMIT $1))
+         RETURNING 1
+       )
+       SELECT count(*)::int AS removed FROM swept`,
+      [SWEEP_BATCH],
     );
     if ((rows[0]?.removed ?? 0) < SWEEP_BATCH) break;
   }

@@ -25,6 +25,12 @@ interface Stream {
   /** The next cursor of the walk after the token, or undefined once it is done. */
   cursor: string | undefined;
   copy: Map<string, Item>;
+  /**
+   * The stream's first completed walk and the token it followed, never moved on: at each quiet
+   * point the changes since that ever older token, applied to a copy of that walk, must give SQL
+   * too (issue 44: the feed since an old token reads only the items changed since, not the history).
+   */
+  old: { since: string; copy: Map<string, Item> } | undefined;
 }
 
 /** What the feed keeper did, for the "oracle:" line. */
@@ -43,6 +49,8 @@ export interface FeedTally {
   /** Copies held against SQL at quiet points, and how many of them had applied changes since the last. */
   checks: number;
   checksWithChanges: number;
+  /** Copies rebuilt from a stream's first walk and the changes since its (old) token, held against SQL. */
+  oldTokenChecks: number;
 }
 
 export class FeedKeeper implements OracleReader {
@@ -58,9 +66,17 @@ export class FeedKeeper implements OracleReader {
     restarts: {},
     checks: 0,
     checksWithChanges: 0,
+    oldTokenChecks: 0,
   };
   private readonly streams: Stream[] = ORACLE_TEAMS.flatMap((team) =>
-    LISTS.map((list) => ({ list, team, since: undefined, cursor: undefined, copy: new Map<string, Item>() })),
+    LISTS.map((list) => ({
+      list,
+      team,
+      since: undefined,
+      cursor: undefined,
+      copy: new Map<string, Item>(),
+      old: undefined,
+    })),
   );
   /** Transactions open when a token was taken, not yet seen committed or ended. */
   private readonly openAtToken = new Set<number>();
@@ -90,6 +106,14 @@ export class FeedKeeper implements OracleReader {
       this.tally.checks++;
       if (this.changedSinceCheck.delete(stream)) this.tally.checksWithChanges++;
       if (!isDeepStrictEqual(kept, plain)) context.fail(`${key(stream)}: ${difference(kept, plain)}`);
+      const old = stream.old === undefined ? undefined : await this.sinceOldToken(context, stream, stream.old);
+      if (old !== undefined) {
+        this.tally.oldTokenChecks++;
+        const rebuilt = [...old.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        if (!isDeepStrictEqual(rebuilt, plain)) {
+          context.fail(`${key(stream)} since its first token: ${difference(rebuilt, plain)}`);
+        }
+      }
     }
     for (const serial of this.openAtToken) {
       if (context.writes.committed(serial)) this.tally.lateCommits++;
@@ -104,8 +128,41 @@ export class FeedKeeper implements OracleReader {
       `feed: ${t.tokens} tokens (${t.tokensDuringWrites} while writes were open, ${t.lateCommits} transactions ` +
       `committed after a token taken while they were open), ${t.walkPages} walk pages, ${t.changePages} change pages ` +
       `(${t.upserts} upserts, ${t.deletes} deletes), restarts ${JSON.stringify(t.restarts)}, ${t.checks} copies ` +
-      `equal to SQL (${t.checksWithChanges} with changes applied since the last quiet point)`
+      `equal to SQL (${t.checksWithChanges} with changes applied since the last quiet point), ${t.oldTokenChecks} ` +
+      `rebuilt from a first walk and its old token equal to SQL`
     );
+  }
+
+  /** The stream's first walk with every change since its token applied; undefined after a 410 (then forgotten). */
+  private async sinceOldToken(
+    context: OracleContext,
+    stream: Stream,
+    old: { since: string; copy: Map<string, Item> },
+  ): Promise<Map<string, Item> | undefined> {
+    const copy = new Map(old.copy);
+    let since = old.since;
+    for (let page = 0; page < 1_000; page++) {
+      const response = await request(context.baseUrl)
+        .get(`${LIST_PATH[stream.list]}/changes?per_page=100&since=${encodeURIComponent(since)}`)
+        .set("Authorization", `Bearer ${stream.team.token}`)
+        .set("Accept-Encoding", "identity");
+      if (response.status === 410) {
+        stream.old = undefined;
+        return undefined;
+      }
+      if (response.status !== 200) context.fail(`${key(stream)}: changes since its first token got ${response.status}`);
+      const { changes, meta } = response.body as {
+        changes: Change[];
+        meta: { sync: { next: string; has_more: boolean } };
+      };
+      for (const change of changes) {
+        if (change.op === "upsert") copy.set(change.id, change.item);
+        else copy.delete(change.id);
+      }
+      if (!meta.sync.has_more) return copy;
+      since = meta.sync.next;
+    }
+    context.fail(`${key(stream)}: the changes since its first token did not end in 1000 pages`);
   }
 
   private restart(stream: Stream, why: string): void {
@@ -139,6 +196,9 @@ export class FeedKeeper implements OracleReader {
       this.tally.walkPages++;
       for (const item of response.body.guides as Item[]) stream.copy.set(item.id, item);
       stream.cursor = (response.body.meta.pagination.next_cursor as string | null) ?? undefined;
+      if (stream.cursor === undefined && stream.old === undefined && stream.since !== undefined) {
+        stream.old = { since: stream.since, copy: new Map(stream.copy) };
+      }
       return true;
     }
     const open = context.writes.open();

@@ -317,9 +317,7 @@ async function upgradeInOneTransaction(
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     const message = error instanceof MigrationError ? error.message : (error as Error).message;
-    throw new MigrationError(
-      `${message} (in the one transaction of an upgrade: rolled back, nothing applied)`,
-    );
+    throw new MigrationError(`${message} (in the one transaction of an upgrade: rolled back, nothing applied)`);
   }
 }
 

@@ -1,14 +1,16 @@
 import { hashToken } from "@community/db";
-import type { AnyTeamList } from "@community/db/lists";
+import type { AnyTeamList, TeamList } from "@community/db/lists";
+import type { ListDefinition } from "@community/domain";
 import { Injectable } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { extendRequestClock } from "../security/request-hardening";
 import { negotiateContentCoding } from "./content-coding";
 import type { CallerTeam } from "./current-team.decorator";
 import type { ChangesQueryDto } from "./dto/changes-query.dto";
+import type { ListQueryOf } from "./dto/list-query.dto";
 import { ListChangesService, type WaitingCaller } from "./list-changes.service";
 import { sendListPage, sendPrivateJson } from "./list-page.response";
-import { changesQueryOf, type ListQueryDto, listQueryOf } from "./list-query";
+import { changesQueryOf, listQueryOf } from "./list-query";
 import { MethodNotAllowedException } from "./team-lists.problems";
 import { TeamListsService } from "./team-lists.service";
 
@@ -27,9 +29,9 @@ export class ListEndpoints {
     private readonly changes: ListChangesService,
   ) {}
 
-  async page(
-    spec: AnyTeamList,
-    query: ListQueryDto,
+  async page<Row extends { id: string }, Item, D extends ListDefinition>(
+    spec: TeamList<Row, Item, D>,
+    query: ListQueryOf<D>,
     team: CallerTeam,
     request: Request,
     response: Response,
@@ -38,7 +40,7 @@ export class ListEndpoints {
     // and a pass through the global pipe on every request.
     const coding = negotiateContentCoding(request.headers["accept-encoding"]);
     const ifNoneMatch = request.headers["if-none-match"];
-    const page = await this.lists.find(spec, team, listQueryOf(spec, query), { ifNoneMatch, coding });
+    const page = await this.lists.find(spec, team, listQueryOf(spec.definition, query), { ifNoneMatch, coding });
     sendListPage(request, response, coding, page);
   }
 

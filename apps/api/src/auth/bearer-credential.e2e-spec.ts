@@ -23,7 +23,7 @@ async function digestsOf(token: string, send: () => Promise<request.Response>): 
 
 describe(bearerCredential.name, () => {
   it("reads the Authorization header's bearer token once per request and keeps its digest", () => {
-    const request = { headers: { authorization: "bEaReR  tok-1 " } };
+    const request = { headers: { authorization: "bEaReR tok-1" } };
     const digest = hashToken("tok-1");
     digests.mockClear();
     const credential = bearerCredential(request);
@@ -31,6 +31,7 @@ describe(bearerCredential.name, () => {
     expect(bearerCredential(request)).toBe(credential);
     expect(digests.mock.calls.filter(([token]) => token === "tok-1")).toHaveLength(1);
     expect(bearerCredential({ headers: { authorization: "Basic abc" } })).toBeUndefined();
+    expect(bearerCredential({ headers: { authorization: "Bearer a b" } })).toBeUndefined();
     expect(bearerCredential({ headers: {} })).toBeUndefined();
   });
 });
@@ -56,6 +57,14 @@ describe("the bearer token of a request", () => {
     const since = encodeURIComponent(first.body.meta.sync.next as string);
     const held = () => request(e2e.server).get(`${EVENTS}/changes?since=${since}&wait=1`).set(bearer);
     expect(await digestsOf(TOKENS.runner, held)).toBe(1);
+  });
+
+  it("is taken from the Authorization header alone; an access_token query parameter is ignored", async () => {
+    const both = await request(e2e.server).get(`${EVENTS}?access_token=nope`).set(bearer);
+    expect(both.status).toBe(200);
+    const queryOnly = await request(e2e.server).get(`${EVENTS}?access_token=${TOKENS.runner}`);
+    expect(queryOnly.status).toBe(401);
+    expect(queryOnly.headers["www-authenticate"]).toBe('Bearer realm="api"');
   });
 
   it("is hashed once for a webhooks request", async () => {

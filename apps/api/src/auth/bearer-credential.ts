@@ -7,8 +7,11 @@ export interface BearerCredential {
   digest: string;
 }
 
-/** `Authorization: Bearer <token>`, the scheme in any case (contract section 6). */
-const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
+/**
+ * `Authorization: Bearer <token>`, the scheme in any case (contract section 6), split as
+ * passport-http-bearer splits it: the scheme, one space, the token (any other form is refused).
+ */
+const BEARER = /^bearer ([^ ]+)$/i;
 
 const READ = new WeakMap<object, BearerCredential | null>();
 

@@ -5,36 +5,51 @@ import type { Request } from "express";
 import { Strategy } from "passport-http-bearer";
 import { UserRepository } from "../users/user.repository";
 import { AccessTokenRepository } from "./access-token.repository";
-import { bearerCredential } from "./bearer-credential";
+import { type BearerCredential, bearerCredential } from "./bearer-credential";
 import { JwtAccessTokenVerifier } from "./jwt-access-token.verifier";
 import type { Member } from "./member";
 
 /**
- * passport-http-bearer: resolves an access token to its member. A JWT is verified against the
+ * The "bearer" strategy: resolves an access token to its member. A JWT is verified against the
  * trusted issuers and its (issuer, `sub`) names the user, a built-in server's token also its grant,
  * which must still exist; any other token is opaque, and only its SHA-256 digest is looked up.
  * Either way one database query on the primary; the plaintext is neither stored nor logged.
  *
- * passport shows the strategy the request (`passReqToCallback`): the token must be the one of the
- * Authorization header (passport-http-bearer also reads `access_token` from the query string or a
- * body, which the contract does not take: such a token is refused), and its digest is the one
- * read for this request already (bearerCredential). The member passport puts on `request.user`
- * carries that digest, so nothing after authentication reads or hashes the token again.
+ * Its `authenticate` keeps passport's strategy contract (success, fail, error) but reads the
+ * token as the contract does, from the Authorization header alone, through bearerCredential:
+ * read and hashed once per request (the rate limit, which runs first, asked already).
+ * passport-http-bearer's own parser would read the header a second time and also take an
+ * `access_token` from the query string, where the contract ignores unknown parameters. The member
+ * passport puts on `request.user` carries the digest, so nothing after reads or hashes it again.
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, "bearer") {
+  // Given by passport to the object it makes of the strategy for each request.
+  declare success: (member: Member) => void;
+  declare fail: () => void;
+  declare error: (error: unknown) => void;
+
   constructor(
     private readonly tokens: AccessTokenRepository,
     private readonly users: UserRepository,
     private readonly jwts: JwtAccessTokenVerifier,
   ) {
-    super({ realm: "api", passReqToCallback: true });
+    super({ realm: "api" });
   }
 
-  async validate(request: Request, token: string): Promise<Member | false> {
+  override authenticate(request: Request): void {
     const credential = bearerCredential(request);
-    if (credential === undefined || credential.token !== token) return false;
-    const { digest } = credential;
+    if (credential === undefined) {
+      this.fail();
+      return;
+    }
+    this.validate(credential).then(
+      (member) => (member ? this.success(member) : this.fail()),
+      (error: unknown) => this.error(error),
+    );
+  }
+
+  async validate({ token, digest }: BearerCredential): Promise<Member | false> {
     if (JwtAccessTokenVerifier.looksLikeJwt(token)) {
       const verified = await this.jwts.verify(token);
       if (verified === null) return false;

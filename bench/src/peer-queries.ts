@@ -89,15 +89,15 @@ export function parseFilters(
     filters.status = status.split(",");
     suffix += `&status=${encodeURIComponent(status)}`;
   }
-  const from = param(spec.filters.window.from);
+  const from = param(spec.definition.window.from);
   if (from !== null) {
     filters.from = from;
-    suffix += `&${spec.filters.window.from}=${encodeURIComponent(from)}`;
+    suffix += `&${spec.definition.window.from}=${encodeURIComponent(from)}`;
   }
-  const to = param(spec.filters.window.to);
+  const to = param(spec.definition.window.to);
   if (to !== null) {
     filters.to = to;
-    suffix += `&${spec.filters.window.to}=${encodeURIComponent(to)}`;
+    suffix += `&${spec.definition.window.to}=${encodeURIComponent(to)}`;
   }
   return suffix === "" ? undefined : { filters, suffix };
 }

@@ -1,5 +1,5 @@
 import { createDatabase, hashToken } from "@community/db";
-import { lookUpToken, TEAM_LISTS, TeamListReader } from "@community/db/lists";
+import { EVENTS_LIST, lookUpToken, TeamListReader } from "@community/db/lists";
 import { createTestDatabase } from "@community/db/testing";
 import { cpuPerCall, option, spread } from "./cpu-per-call";
 import { BENCH_TOKEN, loadBenchData } from "./load";
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     await loadBenchData(testDb.url, n);
     const tokenHash = hashToken(BENCH_TOKEN);
     const now = new Date();
-    const events = TEAM_LISTS[0];
+    const events = EVENTS_LIST;
     const viaPrisma = new TeamListReader(database.preparedReads, events);
     const viaPg = new TeamListReader(database.pool, events);
     const member = await lookUpToken(database.statements, tokenHash, now);

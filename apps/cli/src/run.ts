@@ -11,6 +11,8 @@ import {
   GUIDE_STATUSES,
   type Guide,
   type GuideFilters,
+  LIST_NAMES,
+  type ListName,
   type ListPage,
   WalkLimitError,
 } from "@community/client";
@@ -35,8 +37,6 @@ export interface CliIo {
 export const TOKEN_ENV = "COMMUNITY_API_TOKEN";
 export const BASE_URL_ENV = "COMMUNITY_API_URL";
 export const DEFAULT_BASE_URL = "http://localhost:3000";
-
-type ListName = "events" | "guides";
 
 interface ConnectionOptions {
   token?: string;
@@ -157,7 +157,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     program
       .command("changes")
       .description("the changes of a list since a token, and the token to ask with next time")
-      .addArgument(new Argument("<list>", "events or guides").choices(["events", "guides"]))
+      .addArgument(new Argument("<list>", LIST_NAMES.join(" or ")).choices(LIST_NAMES))
       .option("--since <token>", "a token printed by an earlier run (without it: the token of now)")
       .option(
         "--follow",

@@ -16,7 +16,7 @@ import { parseLinkHeader } from "./link-header.ts";
 import { type Sleep, timerSleep } from "./pause.ts";
 import { sync, syncLive } from "./sync.ts";
 import { type Check, changesBody, event, guide, listBody, ShapeError } from "./validate.ts";
-import type { Event, EventFilters, Guide, GuideFilters, Instant } from "./wire.ts";
+import type { Event, EventFilters, Guide, GuideFilters, Instant, ListName } from "./wire.ts";
 
 export interface ClientOptions {
   /** The api's origin (and path prefix, if any), e.g. http://localhost:3000. */
@@ -57,7 +57,8 @@ export interface CommunityClient {
   guides: Collection<Guide, GuideFilters>;
 }
 
-const PATHS = { events: "/v1/me/community/team/events", guides: "/v1/me/community/team/guides" } as const;
+/** A list's path: its name (LIST_NAMES, checked against the domain's definitions in wire.spec.ts) below the team. */
+const pathOf = (list: ListName): string => `/v1/me/community/team/${list}`;
 
 export function createClient(options: ClientOptions): CommunityClient {
   const http: HttpOptions = {
@@ -197,8 +198,8 @@ export function createClient(options: ClientOptions): CommunityClient {
     return self;
   }
 
-  const events = collection<Event, EventFilters>(PATHS.events, event);
-  const guides = collection<Guide, GuideFilters>(PATHS.guides, guide);
+  const events = collection<Event, EventFilters>(pathOf("events"), event);
+  const guides = collection<Guide, GuideFilters>(pathOf("guides"), guide);
   return { listEvents: events.list, listGuides: guides.list, events, guides };
 }
 

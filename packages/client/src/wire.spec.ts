@@ -1,6 +1,6 @@
-import type * as Domain from "@community/domain";
+import * as Domain from "@community/domain";
 import type * as Wire from "./wire";
-import { EVENT_STATUSES, GUIDE_STATUSES } from "./wire";
+import { EVENT_STATUSES, GUIDE_STATUSES, LIST_NAMES, WEBHOOK_NOTICE_TYPES } from "./wire";
 
 // The client declares its wire types itself (its published declarations must not need the
 // workspace's domain package); they must stay the domain's types exactly.
@@ -18,12 +18,18 @@ const sameShapes: [
     Pick<Domain.Problem, "type" | "title" | "status" | "detail" | "instance">
   >,
   Same<Wire.WebhookNotice, Domain.WebhookNotice>,
-] = [true, true, true, true, true, true, true, true, true];
+  Same<Wire.ListName, Domain.ListName>,
+] = [true, true, true, true, true, true, true, true, true, true];
 
 describe("the client's wire types", () => {
   it("name the statuses of contract 9.2", () => {
     expect(sameShapes.every(Boolean)).toBe(true);
-    expect(EVENT_STATUSES).toEqual(["scheduled", "live", "completed", "canceled"]);
-    expect(GUIDE_STATUSES).toEqual(["draft", "published"]);
+    expect(EVENT_STATUSES).toEqual(Domain.EVENTS.status);
+    expect(GUIDE_STATUSES).toEqual(Domain.GUIDES.status);
+  });
+
+  it("name the lists of the domain's definitions, and their notices", () => {
+    expect(LIST_NAMES).toEqual(Domain.LIST_NAMES);
+    expect(WEBHOOK_NOTICE_TYPES).toEqual([...Domain.LIST_CHANGED_NOTICES, "webhook.ping"]);
   });
 });

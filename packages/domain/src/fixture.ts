@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isCurrencyCode } from "./currency";
+import { LIST_NAMES } from "./team-lists";
 import { isTimestamp } from "./timestamp";
 
 /**
@@ -240,10 +241,11 @@ function findDuplicates(fixture: FixtureFile): FixtureIssue[] {
   check("teams", fixture.teams, "id", (t) => t.id, "id");
   check("users", fixture.users, "id", (u) => u.id, "id");
   check("access_tokens", fixture.access_tokens, "token", (t) => t.token, "token");
-  check("events", fixture.events, "id", (e) => e.id, "id");
-  check("events", fixture.events, "slug", (e) => `${e.team_id}\u0000${e.slug}`, "slug (within its team)");
-  check("guides", fixture.guides, "id", (g) => g.id, "id");
-  check("guides", fixture.guides, "slug", (g) => `${g.team_id}\u0000${g.slug}`, "slug (within its team)");
+  for (const list of LIST_NAMES) {
+    const items: readonly { id: string; team_id: string; slug: string }[] = fixture[list];
+    check(list, items, "id", (item) => item.id, "id");
+    check(list, items, "slug", (item) => `${item.team_id}\u0000${item.slug}`, "slug (within its team)");
+  }
   check("oauth_clients", fixture.oauth_clients ?? [], "client_id", (c) => c.client_id, "client_id");
   return issues;
 }

@@ -5,6 +5,7 @@ export * from "./link-header";
 export * from "./list-tag";
 export * from "./pagination";
 export * from "./scopes";
+export * from "./team-lists";
 export * from "./timestamp";
 export * from "./webhook-schemas";
 export * from "./wire-schemas";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIST_CHANGED_NOTICES, LIST_NAMES } from "./team-lists";
 import { paginationSchema, wireRegistry } from "./wire-schemas";
 
 /**
@@ -11,7 +12,8 @@ const instant = z.string().meta({
   examples: ["2026-03-01T18:30:00.000Z"],
 });
 
-const listName = z.enum(["events", "guides"]);
+const listName = z.enum(LIST_NAMES);
+const noticeType = z.enum([...LIST_CHANGED_NOTICES, "webhook.ping"]);
 
 export const webhookSchema = z
   .strictObject({
@@ -54,7 +56,7 @@ export const webhookListSchema = z
 export const webhookDeliverySchema = z
   .strictObject({
     id: z.string().meta({ description: "The notice's webhook-id, the same on every attempt and redelivery." }),
-    type: z.enum(["events.changed", "guides.changed", "webhook.ping"]),
+    type: noticeType,
     list: listName.nullable(),
     state: z.enum(["pending", "delivered", "failed"]),
     attempts: z.int().min(0),
@@ -83,7 +85,7 @@ export const redeliverySchema = z
 
 export const webhookNoticeSchema = z
   .strictObject({
-    type: z.enum(["events.changed", "guides.changed", "webhook.ping"]),
+    type: noticeType,
     timestamp: instant,
     data: z.strictObject({
       list: listName,

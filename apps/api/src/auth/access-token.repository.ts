@@ -34,6 +34,7 @@ export class AccessTokenRepository {
           lists: row.lists,
           membership: row.membership,
           listsReadAt,
+          tokenDigest: tokenHash,
         };
   }
 }

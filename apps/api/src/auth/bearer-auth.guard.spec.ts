@@ -8,7 +8,7 @@ import { InsufficientScopeException, InvalidTokenException, MissingCredentialsEx
 import { BearerAuthGuard } from "./bearer-auth.guard";
 import type { Member } from "./member";
 
-const MEMBER: Member = { userId: "u1", teamId: "t1", clientId: "c1", scopes: null };
+const MEMBER: Member = { userId: "u1", teamId: "t1", clientId: "c1", scopes: null, tokenDigest: "d1" };
 
 /** The guard over passport's "bearer" strategy (passport-http-bearer) that knows the given tokens. */
 function guardFor(tokens: Record<string, Member>, failure?: Error) {
@@ -49,7 +49,7 @@ describe(BearerAuthGuard.name, () => {
     const { guard, seen } = guardFor({ good: MEMBER });
     const request: Record<string, unknown> = { headers: { authorization: "Bearer good" } };
     await expect(guard.canActivate(contextOf(request))).resolves.toBe(true);
-    expect(request.member).toBe(MEMBER);
+    expect(request.user).toBe(MEMBER);
     expect(seen).toEqual(["good"]);
     expect(authenticate).toHaveBeenCalledTimes(1);
     expect(authenticate.mock.calls[0]?.[0]).toBe("bearer");

@@ -7,12 +7,8 @@ import { isPublic, requiredScope } from "../common/public.decorator";
 import { InsufficientScopeException, InvalidTokenException, MissingCredentialsException } from "./auth.problems";
 import type { Member } from "./member";
 
-export type AuthenticatedRequest = Request & { member: Member };
-
-/** What passport and passport-http-bearer are shown of a request: its headers alone. */
-interface BearerCredentials {
-  headers: Request["headers"];
-}
+/** A request once BearerAuthGuard has run: passport's result, the member, on `request.user`. */
+export type AuthenticatedRequest = Request & { user: Member };
 
 /**
  * Authenticates through passport (`passport.authenticate("bearer")`, run by @nestjs/passport's
@@ -22,13 +18,9 @@ interface BearerCredentials {
  * of the route (the read scope, or what @RequiredScope() names) is a 403 insufficient_scope. Database failures
  * pass through (they become 503).
  *
- * Passport is shown the request's headers alone (getRequest), for two reasons. The contract takes
- * the token from the Authorization header only, while passport-http-bearer would also read an
- * `access_token` from the query string or a body (which leaks tokens into logs). And what
- * passport.authenticate makes per request (a strategy object, its five closures, the properties
- * it sets on the request) then holds that small object rather than the request: before, those
- * closures kept the request and everything it allocated alive past young-generation collections
- * (bench/README.md, "Garbage: the promotion chain"; docs/decisions.md, "passport").
+ * passport is shown the request itself, and @nestjs/passport's AuthGuard puts what handleRequest
+ * returns on `request.user`, where everything after authentication reads the caller (the team,
+ * the token's digest for the long poll and the rate limit's accounts, the log line's user id).
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard("bearer") {
@@ -41,10 +33,6 @@ export class BearerAuthGuard extends AuthGuard("bearer") {
     return super.canActivate(context) as Promise<boolean>;
   }
 
-  override getRequest(context: ExecutionContext): BearerCredentials {
-    return { headers: context.switchToHttp().getRequest<Request>().headers };
-  }
-
   override handleRequest<TUser = Member>(
     error: unknown,
     member: Member | false,
@@ -52,15 +40,13 @@ export class BearerAuthGuard extends AuthGuard("bearer") {
     context: ExecutionContext,
   ): TUser {
     if (error) throw error;
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     if (!member) {
-      throw bearerTokenSent(request.headers.authorization)
+      throw bearerTokenSent(context.switchToHttp().getRequest<Request>().headers.authorization)
         ? new InvalidTokenException()
         : new MissingCredentialsException();
     }
     const scope = requiredScope(this.reflector, context) ?? READ_SCOPE;
     if (member.scopes !== null && !member.scopes.has(scope)) throw new InsufficientScopeException(scope);
-    request.member = member;
     return member as TUser;
   }
 }

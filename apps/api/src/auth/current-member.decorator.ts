@@ -4,6 +4,5 @@ import type { Member } from "./member";
 
 /** The member that BearerAuthGuard authenticated. */
 export const CurrentMember = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Member =>
-    context.switchToHttp().getRequest<AuthenticatedRequest>().member,
+  (_data: unknown, context: ExecutionContext): Member => context.switchToHttp().getRequest<AuthenticatedRequest>().user,
 );

@@ -11,4 +11,6 @@ export interface Member extends CallerTeam {
   scopes: ReadonlySet<string> | null;
   /** SHA-256 of the built-in authorization server's grant behind a JWT it issued; else undefined. */
   grantHash?: string;
+  /** SHA-256 of the bearer token the request came with (bearerCredential): read and hashed once. */
+  tokenDigest: string;
 }

@@ -4,7 +4,7 @@ import type { Request, Response } from "express";
 import { BearerAuthGuard } from "../auth/bearer-auth.guard";
 import { AcceptJsonGuard } from "../common/accept-json.guard";
 import { Public } from "../common/public.decorator";
-import { type CallerTeam, CurrentTeam } from "../team-lists/current-team.decorator";
+import { type Caller, CurrentTeam } from "../team-lists/current-team.decorator";
 import { ChangesQueryDto } from "../team-lists/dto/changes-query.dto";
 import { ListEndpoints } from "../team-lists/list-endpoints";
 import { GuidesQueryDto } from "./dto/guides-query.dto";
@@ -22,7 +22,7 @@ export class GuidesController {
   @Get()
   list(
     @Query() query: GuidesQueryDto,
-    @CurrentTeam() team: CallerTeam,
+    @CurrentTeam() team: Caller,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
@@ -32,7 +32,7 @@ export class GuidesController {
   @Get("changes")
   changes(
     @Query() query: ChangesQueryDto,
-    @CurrentTeam() team: CallerTeam,
+    @CurrentTeam() team: Caller,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {

@@ -11,7 +11,7 @@ export type LoggedRequest = RequestWithId & {
   baseUrl?: string;
   originalUrl?: string;
   /** Set by the bearer guard (auth/); only its user id is logged. */
-  member?: { userId: string };
+  user?: { userId: string };
 };
 
 const PROBES = new Set(["/health/live", "/health/ready", "/metrics"]);
@@ -50,7 +50,7 @@ export function writeRequestLine(
       path: boundedPath(path),
       status: response.statusCode,
       durationMs,
-      userId: request.member?.userId,
+      userId: request.user?.userId,
       traceId: requestTraceId(request),
     },
     failed ? "request failed" : "request completed",

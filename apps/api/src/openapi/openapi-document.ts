@@ -1,5 +1,12 @@
-import { type AnyTeamList, TEAM_LISTS } from "@community/db/lists";
-import { CHANGES_WAIT, PAGINATION, READ_SCOPE, WEBHOOKS_SCOPE, wireJsonSchemas } from "@community/domain";
+import {
+  CHANGES_WAIT,
+  type ListDefinition,
+  PAGINATION,
+  READ_SCOPE,
+  TEAM_LIST_DEFINITIONS,
+  WEBHOOKS_SCOPE,
+  wireJsonSchemas,
+} from "@community/domain";
 import { DEMO_TOKENS } from "@community/fixtures";
 import type { ProblemName } from "./problem-catalogue";
 import { problemComponents, problemRefs } from "./problem-responses";
@@ -108,8 +115,6 @@ const PROBLEMS_OF_EVERY_PATH: ProblemName[] = [
 /** Answered on any path: unknown paths, and other methods than GET and HEAD on a list path. */
 const PROBLEMS_OF_NO_OPERATION: ProblemName[] = ["NotFound", "MethodNotAllowed"];
 
-const LIST_PREFIX = "/v1/me/community/team";
-
 /**
  * How a client tells the two shapes of a list's 200 apart; the wire has no discriminator property
  * (contract sections 5 and 9), but each shape requires a member that the other forbids.
@@ -118,9 +123,9 @@ const PAGINATION_SHAPES =
   'The request decides the shape (`cursor` given: cursor mode), and the body tells it too: `meta.pagination` of a page has `current_page` and `total_pages`, that of a cursor page `next_cursor` (null on the last page); each shape requires its own members and allows no other (additionalProperties false), so exactly one schema of the oneOf matches. A generated client narrows with `"next_cursor" in body.meta.pagination` (cursor) or `"current_page" in body.meta.pagination` (page).';
 
 /** The query parameters of a list's filters, from its declaration. */
-function filterParameters(spec: AnyTeamList): Json[] {
-  const { from, to } = spec.filters.window;
-  const words = Object.keys(spec.filters.status);
+function filterParameters(spec: ListDefinition): Json[] {
+  const { from, to } = spec.window;
+  const words = spec.status;
   const dateTime = (name: string, description: string) => ({
     name,
     in: "query",
@@ -141,8 +146,8 @@ function filterParameters(spec: AnyTeamList): Json[] {
   ];
 }
 
-function listOperations(spec: AnyTeamList): Json {
-  const what = spec.list;
+function listOperations(spec: ListDefinition): Json {
+  const what = spec.name;
   const schemaRef = (suffix: string) => ref("schemas", `${spec.schema}${suffix}`);
   const responses = (method: "get" | "head") => ({
     "200": {
@@ -192,8 +197,8 @@ function listOperations(spec: AnyTeamList): Json {
   };
 }
 
-function changesOperations(spec: AnyTeamList): Json {
-  const what = spec.list;
+function changesOperations(spec: ListDefinition): Json {
+  const what = spec.name;
   const title = what.charAt(0).toUpperCase() + what.slice(1);
   const responses = (method: "get" | "head") => ({
     "200": {
@@ -310,15 +315,15 @@ export function buildOpenApiDocument(): Json {
     },
     servers: [{ url: "/", description: "The server that serves this document" }],
     tags: [
-      ...TEAM_LISTS.map((spec) => ({ name: spec.list, description: `The team's ${spec.list}` })),
+      ...TEAM_LIST_DEFINITIONS.map((spec) => ({ name: spec.name, description: `The team's ${spec.name}` })),
       { name: "webhooks", description: "Signed notices that a list changed (Standard Webhooks)" },
       { name: "operations", description: "Health probes for the platform" },
     ],
     paths: {
       ...Object.fromEntries(
-        TEAM_LISTS.flatMap((spec) => [
-          [`${LIST_PREFIX}/${spec.list}`, listOperations(spec)],
-          [`${LIST_PREFIX}/${spec.list}/changes`, changesOperations(spec)],
+        TEAM_LIST_DEFINITIONS.flatMap((spec) => [
+          [spec.path, listOperations(spec)],
+          [`${spec.path}/changes`, changesOperations(spec)],
         ]),
       ),
       ...webhookPaths(),

@@ -1,10 +1,10 @@
-import { WEBHOOKS_SCOPE } from "@community/domain";
+import { LIST_NAMES, TEAM_LIST_BASE_PATH, WEBHOOKS_SCOPE } from "@community/domain";
 import type { ProblemName } from "./problem-catalogue";
 import { problemRefs } from "./problem-responses";
 
 type Json = Record<string, unknown>;
 
-const PATH = "/v1/me/community/team/webhooks";
+const PATH = `${TEAM_LIST_BASE_PATH}/webhooks`;
 const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ "application/json": { schema: schema(name) } });
 
@@ -71,12 +71,12 @@ export function webhookPaths(): Record<string, Json> {
                       type: "array",
                       minItems: 1,
                       uniqueItems: true,
-                      items: { type: "string", enum: ["events", "guides"] },
+                      items: { type: "string", enum: LIST_NAMES },
                     },
                     description: { type: "string", maxLength: 500 },
                   },
                 },
-                example: { url: "https://receiver.example.com/hooks/community", lists: ["events", "guides"] },
+                example: { url: "https://receiver.example.com/hooks/community", lists: LIST_NAMES },
               },
             },
           },

@@ -1,4 +1,3 @@
-import { hashToken } from "@community/db";
 import { type ExecutionContext, Inject, Injectable } from "@nestjs/common";
 import { Reflector } from "@nestjs/core";
 import {
@@ -10,18 +9,16 @@ import {
   type ThrottlerStorage,
 } from "@nestjs/throttler";
 import type { Request, Response } from "express";
+import { bearerCredential } from "../auth/bearer-credential";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { RedisConnection } from "../redis/redis.provider";
 import { budgetAddress, FailedAuthBudget } from "./failed-auth-budget";
 import { KnownValidTokens } from "./known-valid-tokens";
 import { RateLimitedException } from "./rate-limit.problems";
-import { BEARER, SpentBudgetRefusal } from "./spent-budget-refusal";
+import { SpentBudgetRefusal } from "./spent-budget-refusal";
 
-/**
- * `tokenDigest`: the SHA-256 of the bearer token, computed once here for both budgets. `member`:
- * set by the bearer guard, which runs after this one, once the token is valid.
- */
-type MemberRequest = Request & { tokenDigest?: string; member?: unknown };
+/** `user`: set by the bearer guard (passport's result), which runs after this one, once the token is valid. */
+type MemberRequest = Request & { user?: unknown };
 
 type Target = Parameters<Reflector["getAllAndOverride"]>[1][number];
 
@@ -87,11 +84,10 @@ export class RateLimitGuard extends ThrottlerGuard {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<MemberRequest>();
-    const token = BEARER.exec(request.headers.authorization ?? "")?.[1];
-    if (token !== undefined) {
-      const digest = hashToken(token);
-      request.tokenDigest = digest;
-      if (this.failedAuth.enabled) this.spendFailures(request, http.getResponse<Response>(), digest);
+    // Read and hashed here, first, for the request's whole way (the bearer strategy reuses it).
+    const digest = bearerCredential(request)?.digest;
+    if (digest !== undefined && this.failedAuth.enabled) {
+      this.spendFailures(request, http.getResponse<Response>(), digest);
     }
     return super.canActivate(context);
   }
@@ -101,16 +97,16 @@ export class RateLimitGuard extends ThrottlerGuard {
    * (the guessing, not the users behind the address), and settles the account once answered.
    */
   private spendFailures(request: MemberRequest, response: Response, digest: string): void {
-    const refusal = this.spentBudget.check(request, digest);
+    const refusal = this.spentBudget.check(request);
     if (refusal !== undefined) throw refusal;
     const address = budgetAddress(request.ip);
     // Settled once answered: only the guard behind this one knows whether the token was valid. It
-    // sets `member` on the request when it was (logging/request-log.ts reads it there too).
+    // sets `user` on the request when it was (logging/request-log.ts reads it there too).
     response.once("finish", () => {
       if (response.statusCode === 401) {
         this.knownTokens.refused(digest);
         void this.failedAuth.fail(address).catch(() => undefined);
-      } else if (request.member !== undefined) {
+      } else if (request.user !== undefined) {
         this.knownTokens.validated(digest);
       }
     });
@@ -121,7 +117,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   protected override async getTracker(request: MemberRequest): Promise<string> {
-    const digest = request.tokenDigest;
+    const digest = bearerCredential(request)?.digest;
     return digest === undefined ? `ip:${request.ip ?? "unknown"}` : `token:${digest}`;
   }
 

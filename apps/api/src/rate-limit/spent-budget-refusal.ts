@@ -1,11 +1,9 @@
-import { hashToken } from "@community/db";
 import { Injectable } from "@nestjs/common";
 import type { Request } from "express";
+import { bearerCredential } from "../auth/bearer-credential";
 import { budgetAddress, FailedAuthBudget } from "./failed-auth-budget";
 import { KnownValidTokens } from "./known-valid-tokens";
 import { FailedAuthenticationsLimitedException } from "./rate-limit.problems";
-
-export const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
 
 /**
  * The refusal of a bearer token that this replica does not know to be valid, sent from an address
@@ -26,17 +24,14 @@ export class SpentBudgetRefusal {
   ) {}
 
   /** The 429 of `request` if its address's budget is spent and its token is not known, else undefined. */
-  check(request: Request, digest?: string): FailedAuthenticationsLimitedException | undefined {
+  check(request: Request): FailedAuthenticationsLimitedException | undefined {
     if (!this.failedAuth.refusing) return undefined;
-    const header = request.headers.authorization;
-    if (header === undefined) return undefined;
+    if (request.headers.authorization === undefined) return undefined;
     const wait = this.failedAuth.refusedFor(budgetAddress(request.ip));
     if (wait === 0) return undefined;
-    if (digest === undefined) {
-      const token = BEARER.exec(header)?.[1];
-      if (token === undefined) return undefined;
-      digest = hashToken(token);
-    }
+    // Read and hashed once for the request's whole way (the guard and the strategy reuse it).
+    const digest = bearerCredential(request)?.digest;
+    if (digest === undefined) return undefined;
     if (this.knownTokens.has(digest)) return undefined;
     this.refused += 1;
     return new FailedAuthenticationsLimitedException(wait, this.failedAuth.limit, this.failedAuth.windowSeconds);

@@ -1,18 +1,17 @@
-import { hashToken } from "@community/db";
-import type { AnyTeamList } from "@community/db/lists";
+import type { AnyTeamList, TeamList } from "@community/db/lists";
+import type { ListDefinition } from "@community/domain";
 import { Injectable } from "@nestjs/common";
 import type { Request, Response } from "express";
 import { extendRequestClock } from "../security/request-hardening";
 import { negotiateContentCoding } from "./content-coding";
-import type { CallerTeam } from "./current-team.decorator";
+import type { Caller } from "./current-team.decorator";
 import type { ChangesQueryDto } from "./dto/changes-query.dto";
+import type { ListQueryOf } from "./dto/list-query.dto";
 import { ListChangesService, type WaitingCaller } from "./list-changes.service";
 import { sendListPage, sendPrivateJson } from "./list-page.response";
-import { changesQueryOf, type ListQueryDto, listQueryOf } from "./list-query";
+import { changesQueryOf, listQueryOf } from "./list-query";
 import { MethodNotAllowedException } from "./team-lists.problems";
 import { TeamListsService } from "./team-lists.service";
-
-const BEARER = /^\s*bearer\s+(\S+)\s*$/i;
 
 /**
  * What the controller of every team list does once its route, guards and DTO have run: a page or
@@ -27,10 +26,10 @@ export class ListEndpoints {
     private readonly changes: ListChangesService,
   ) {}
 
-  async page(
-    spec: AnyTeamList,
-    query: ListQueryDto,
-    team: CallerTeam,
+  async page<Row extends { id: string }, Item, D extends ListDefinition>(
+    spec: TeamList<Row, Item, D>,
+    query: ListQueryOf<D>,
+    team: Caller,
     request: Request,
     response: Response,
   ): Promise<void> {
@@ -38,14 +37,14 @@ export class ListEndpoints {
     // and a pass through the global pipe on every request.
     const coding = negotiateContentCoding(request.headers["accept-encoding"]);
     const ifNoneMatch = request.headers["if-none-match"];
-    const page = await this.lists.find(spec, team, listQueryOf(spec, query), { ifNoneMatch, coding });
+    const page = await this.lists.find(spec, team, listQueryOf(spec.definition, query), { ifNoneMatch, coding });
     sendListPage(request, response, coding, page);
   }
 
   async changesPage(
     spec: AnyTeamList,
     query: ChangesQueryDto,
-    team: CallerTeam,
+    team: Caller,
     request: Request,
     response: Response,
   ): Promise<void> {
@@ -56,7 +55,7 @@ export class ListEndpoints {
       const ended = new AbortController();
       response.once("close", () => ended.abort());
       extendRequestClock(response, changes.wait * 1000);
-      hold = { holder: hashToken(BEARER.exec(request.headers.authorization ?? "")?.[1] ?? ""), signal: ended.signal };
+      hold = { holder: team.tokenDigest, signal: ended.signal };
     }
     const body = await this.changes.find(spec, team, changes, hold);
     sendPrivateJson(request, response, negotiateContentCoding(request.headers["accept-encoding"]), body);

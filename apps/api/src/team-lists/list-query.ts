@@ -1,8 +1,7 @@
-import type { AnyTeamList, ListFilters } from "@community/db/lists";
-import { CHANGES_WAIT, PAGINATION } from "@community/domain";
+import type { ListFilters } from "@community/db/lists";
+import { CHANGES_WAIT, type ListDefinition, PAGINATION } from "@community/domain";
 import type { ChangesQueryDto } from "./dto/changes-query.dto";
-import type { PageQueryDto } from "./dto/page-query.dto";
-import type { QueryInstant } from "./dto/query-rules";
+import type { ListQueryOf } from "./dto/list-query.dto";
 
 /** The filters of a request, validated, with what Link targets and cursors need of them. */
 export interface ParsedFilters {
@@ -23,26 +22,21 @@ export interface ChangesQuery {
 }
 
 /**
- * A list's validated query DTO (PageQueryDto and the list's filters: `status` and the two bounds
- * of its time window, named as its declaration names them).
- */
-export type ListQueryDto = PageQueryDto & { status?: readonly string[] };
-
-/**
  * The use case's ListQuery of a validated DTO: page or cursor mode, the filters in canonical form
- * (status words in the declaration's order, instants in UTC) and as Link targets carry them.
+ * (status words in the definition's order, each once; instants in UTC) and as Link targets carry them.
  */
-export function listQueryOf(spec: AnyTeamList, dto: ListQueryDto): ListQuery {
-  const { from: fromName, to: toName } = spec.filters.window;
+export function listQueryOf<D extends ListDefinition>(definition: D, dto: ListQueryOf<D>): ListQuery {
+  const fromName: D["window"]["from"] = definition.window.from;
+  const toName: D["window"]["to"] = definition.window.to;
   const filters: { status?: string[]; from?: string; to?: string } = {};
   let carried = "";
   if (dto.status !== undefined) {
-    filters.status = [...dto.status];
-    carried += `&status=${encodeURIComponent(dto.status.join(","))}`;
+    const asked = new Set<string>(dto.status);
+    filters.status = definition.status.filter((word) => asked.has(word));
+    carried += `&status=${encodeURIComponent(filters.status.join(","))}`;
   }
-  const bounds = dto as unknown as Partial<Record<string, QueryInstant>>;
-  const from = bounds[fromName];
-  const to = bounds[toName];
+  const from = dto[fromName];
+  const to = dto[toName];
   // Encoded: a comma would split a Link header's targets.
   if (from !== undefined) {
     filters.from = from.text;

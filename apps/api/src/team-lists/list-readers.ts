@@ -1,12 +1,19 @@
-import { type AnyTeamList, type Queryable, TEAM_LISTS, TeamListReader, TeamListWalker } from "@community/db/lists";
+import {
+  type AnyTeamList,
+  type Queryable,
+  TEAM_LISTS,
+  type TeamList,
+  TeamListReader,
+  TeamListWalker,
+} from "@community/db/lists";
 
 /** A declared list with the readers made for it. */
-export interface ServedList {
+export interface ServedList<Item> {
   spec: AnyTeamList;
   /** Page mode: one statement per page (TeamListReader). */
-  pages: TeamListReader<{ id: string }, unknown>;
+  pages: TeamListReader<{ id: string }, Item>;
   /** Filtered pages and cursor walks: one statement per page (TeamListWalker). */
-  walks: TeamListWalker<{ id: string }, unknown>;
+  walks: TeamListWalker<{ id: string }, Item>;
 }
 
 /**
@@ -15,7 +22,8 @@ export interface ServedList {
  * TeamListsModule, made once from the database and injected into TeamListsService.
  */
 export class ListReaders {
-  private readonly served = new Map<string, ServedList>();
+  // biome-ignore lint/suspicious/noExplicitAny: every list's readers in one map; of() gives each back typed by its list
+  private readonly served = new Map<string, ServedList<any>>();
 
   constructor(reads: Queryable, lists: readonly AnyTeamList[] = TEAM_LISTS) {
     for (const spec of lists) {
@@ -27,7 +35,7 @@ export class ListReaders {
     }
   }
 
-  of(spec: AnyTeamList): ServedList {
+  of<Row extends { id: string }, Item>(spec: TeamList<Row, Item>): ServedList<Item> {
     const served = this.served.get(spec.list);
     if (served === undefined) throw new Error(`${spec.list} is not a list of TEAM_LISTS`);
     return served;

@@ -79,7 +79,7 @@ describe(PageBody.name, () => {
       json.mockRestore();
     }
     expect(kept.measured("gzip")).toEqual({ length: kept.encoded("gzip").bytes.length, coding: "gzip" });
-    const small = PageBody.of({ guides: [] });
+    const small = PageBody.of({ guides: [], meta: { pagination: { per_page: 1, next_cursor: null } } });
     expect(small.measured("br")).toEqual({ length: small.json.length, coding: "identity" });
   });
 

@@ -1,5 +1,5 @@
 import { brotliDecompressSync } from "node:zlib";
-import type { ListContentCoding } from "@community/domain";
+import type { ChangesEnvelope, CursorEnvelope, ListContentCoding, ListEnvelope } from "@community/domain";
 import { compress, MIN_COMPRESSED_BYTES } from "./content-coding";
 
 /** What an entry costs besides its bodies (key, map slot, objects), counted against the budget. */
@@ -54,6 +54,9 @@ function owned(bytes: Buffer): Buffer {
   return copy;
 }
 
+/** The body of a list answer, of one list's items: a page, a cursor page or a page of changes. */
+export type ListBody<Item> = ListEnvelope<Item> | CursorEnvelope<Item> | ChangesEnvelope<Item>;
+
 /**
  * A list page serialized once: its JSON, and its gzip and br forms, each made on first demand.
  * Bodies under MIN_COMPRESSED_BYTES are always sent as they are.
@@ -84,8 +87,9 @@ export class PageBody {
     this.kept = kept;
   }
 
-  static of(value: unknown): PageBody {
-    const json = Buffer.from(JSON.stringify(value));
+  /** The body of `envelope`, typed by @community/domain's envelopes: a wrong field is a compile error. */
+  static of<Item>(envelope: ListBody<Item>): PageBody {
+    const json = Buffer.from(JSON.stringify(envelope));
     return new PageBody(json, json.length, false);
   }
 

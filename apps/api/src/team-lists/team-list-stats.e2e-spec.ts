@@ -246,7 +246,8 @@ describe.each<Backend>(["postgres", "embedded"])("team list stats and page bound
           .set("Authorization", `Bearer ${token}`)
       ).headers["x-total-count"];
     const counted = async (list: string, team: string, words: string[]) => {
-      const conditions = words.map((word) => (list === "events" ? EVENTS_LIST : GUIDES_LIST).filters.status[word]);
+      const spec = list === "events" ? EVENTS_LIST : GUIDES_LIST;
+      const conditions = words.map((word) => Object.entries(spec.filters.status).find(([w]) => w === word)?.[1]);
       const { rows } = await sql.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${list} t WHERE t.team_id = $1 AND (${conditions.join(" OR ")})`,
         [team],

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { AnyTeamList } from "@community/db/lists";
+import type { TeamList } from "@community/db/lists";
 import {
   ifNoneMatchMatches,
   knownListVersion,
@@ -63,8 +63,8 @@ export class TeamListsService {
   ) {}
 
   /** A user without a team gets 404 no-community-team, after the query was found valid. */
-  async find(
-    spec: AnyTeamList,
+  async find<Row extends { id: string }, Item>(
+    spec: TeamList<Row, Item>,
     team: CallerTeam,
     query: ListQuery,
     options: ListResponseOptions,
@@ -86,8 +86,8 @@ export class TeamListsService {
    * from the page cache, cursor included; otherwise one statement reads it with its version, under
    * which it is kept. The cursor is checked first either way (400 for a forged one).
    */
-  private async walk(
-    { spec, walks }: ServedList,
+  private async walk<Item>(
+    { spec, walks }: ServedList<Item>,
     team: CallerTeam,
     teamId: string,
     query: Extract<ListQuery, { mode: "cursor" }>,
@@ -119,7 +119,7 @@ export class TeamListsService {
     }
     const page = await walks.keysetPage(teamId, query.filters, after, query.perPage);
     const nextCursor = page.next === undefined ? null : this.tokens.cursor(page.next, binding);
-    const body = PageBody.of({
+    const body = PageBody.of<Item>({
       guides: page.items,
       meta: { pagination: { per_page: query.perPage, next_cursor: nextCursor } },
     });
@@ -134,8 +134,8 @@ export class TeamListsService {
    * is the version's, the headers need the cached total); otherwise one statement reads it, with
    * its version, under which it is kept.
    */
-  private async filteredPage(
-    { spec, walks }: ServedList,
+  private async filteredPage<Item>(
+    { spec, walks }: ServedList<Item>,
     team: CallerTeam,
     teamId: string,
     query: Extract<ListQuery, { mode: "page" }>,
@@ -161,7 +161,7 @@ export class TeamListsService {
       if (cached !== undefined) return page(cached.totalItems, state.version, cached.body);
     }
     const { items, total, version } = await walks.filteredPage(teamId, query.filters, pageOffset(query), query.perPage);
-    const body = PageBody.of({ guides: items, meta: { pagination: paginationMeta(query, total) } });
+    const body = PageBody.of<Item>({ guides: items, meta: { pagination: paginationMeta(query, total) } });
     if (version !== "0") this.cache.set(key(version), { body, totalItems: total });
     return page(total, version, body);
   }
@@ -171,8 +171,8 @@ export class TeamListsService {
    * statement at all and a recently served page comes from the page cache; otherwise, and on a
    * cache miss, one statement reads the page (and its version), and the page is kept for the next.
    */
-  private async plainPage(
-    { spec, pages }: ServedList,
+  private async plainPage<Item>(
+    { spec, pages }: ServedList<Item>,
     team: CallerTeam,
     teamId: string,
     request: PageRequest,
@@ -207,7 +207,7 @@ export class TeamListsService {
     const pagination = paginationMeta(request, total);
     const etag = listEntityTag(request, version, coding);
     if (notModified || ifNoneMatchMatches(ifNoneMatch, etag)) return page(pagination, total, etag, undefined);
-    const body = PageBody.of({ guides: items, meta: { pagination } });
+    const body = PageBody.of<Item>({ guides: items, meta: { pagination } });
     // Version "0" is that of a list without statistics: it names no list, so it keys nothing.
     if (version !== "0")
       this.cache.set(PageCache.key(teamId, spec.list, version, request.page, request.perPage), {

@@ -56,8 +56,8 @@ export class WebhooksController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<WebhookWithSecret> {
     this.webhooks.assertAvailable();
-    if (request.member.teamId === null) throw new NoCommunityTeamException();
-    const { subscription, secret } = await this.webhooks.create(request.member, body);
+    if (request.user.teamId === null) throw new NoCommunityTeamException();
+    const { subscription, secret } = await this.webhooks.create(request.user, body);
     response.status(201).location(`/${WEBHOOKS_PATH}/${subscription.id}`).set("Cache-Control", "no-store");
     return { ...webhookResource(subscription), secret };
   }
@@ -66,20 +66,20 @@ export class WebhooksController {
   async list(@Req() request: AuthenticatedRequest): Promise<{ webhooks: WebhookResource[] }> {
     this.webhooks.assertAvailable();
     const now = new Date();
-    return { webhooks: (await this.webhooks.list(request.member)).map((row) => webhookResource(row, now)) };
+    return { webhooks: (await this.webhooks.list(request.user)).map((row) => webhookResource(row, now)) };
   }
 
   @Get(":id")
   async get(@Param("id") id: string, @Req() request: AuthenticatedRequest): Promise<WebhookResource> {
     this.webhooks.assertAvailable();
-    return webhookResource(await this.webhooks.get(request.member, id));
+    return webhookResource(await this.webhooks.get(request.user, id));
   }
 
   @Delete(":id")
   @HttpCode(204)
   async delete(@Param("id") id: string, @Req() request: AuthenticatedRequest): Promise<void> {
     this.webhooks.assertAvailable();
-    await this.webhooks.delete(request.member, id);
+    await this.webhooks.delete(request.user, id);
   }
 
   @Post(":id/rotate-secret")
@@ -90,7 +90,7 @@ export class WebhooksController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<WebhookWithSecret> {
     this.webhooks.assertAvailable();
-    const { subscription, secret } = await this.webhooks.rotateSecret(request.member, id);
+    const { subscription, secret } = await this.webhooks.rotateSecret(request.user, id);
     response.set("Cache-Control", "no-store");
     return { ...webhookResource(subscription), secret };
   }
@@ -104,7 +104,7 @@ export class WebhooksController {
   ): Promise<WebhookDeliveries> {
     this.webhooks.assertAvailable();
     const page = { page: query.page, perPage: query.per_page };
-    const { subscriptionId, items, total } = await this.webhooks.deliveries(request.member, id, page);
+    const { subscriptionId, items, total } = await this.webhooks.deliveries(request.user, id, page);
     const body = deliveriesPage(items, total, page.page, page.perPage);
     // As a list's page: Link (first, prev, next, last) and X-Total-Count. The path carries the id
     // as stored, never the request's text.
@@ -123,7 +123,7 @@ export class WebhooksController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ delivery: WebhookDeliveryResource }> {
     this.webhooks.assertAvailable();
-    return { delivery: deliveryResource(await this.webhooks.redeliver(request.member, id, delivery)) };
+    return { delivery: deliveryResource(await this.webhooks.redeliver(request.user, id, delivery)) };
   }
 
   // The 405s, declared after the routes above (Express tries routes in order): each path with the

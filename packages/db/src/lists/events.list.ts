@@ -1,4 +1,4 @@
-import type { Event } from "@community/domain";
+import { EVENTS, type Event } from "@community/domain";
 import {
   ACCOUNT_COLUMNS,
   type AccountColumns,
@@ -11,7 +11,7 @@ import {
   toPrice,
   utcTextColumn,
 } from "./item-columns";
-import type { TeamList } from "./team-list";
+import { listSql } from "./team-list";
 
 /** The row EVENTS_LIST's columns select, as the driver returns it. */
 export interface EventRow extends PriceColumns, AccountColumns {
@@ -57,10 +57,7 @@ export const EVENT_STATUS_SQL =
   "WHEN t.live_at IS NOT NULL THEN 'live' ELSE 'scheduled' END)";
 
 /** Newest scheduled first, ties by id; served by events_team_list_idx (team_id, scheduled_at DESC, id). */
-export const EVENTS_LIST: TeamList<EventRow, Event, "events"> = {
-  list: "events",
-  schema: "Event",
-  order: "scheduled_at descending, then id ascending",
+export const EVENTS_LIST = listSql<EventRow, typeof EVENTS>(EVENTS, {
   filters: {
     status: {
       scheduled: `${EVENT_STATUS_SQL} = 'scheduled'`,
@@ -68,7 +65,7 @@ export const EVENTS_LIST: TeamList<EventRow, Event, "events"> = {
       completed: `${EVENT_STATUS_SQL} = 'completed'`,
       canceled: `${EVENT_STATUS_SQL} = 'canceled'`,
     },
-    window: { from: "scheduled_from", to: "scheduled_to", column: "t.scheduled_at" },
+    window: { column: "t.scheduled_at" },
   },
   sortKey: "t.scheduled_at",
   statusSql: EVENT_STATUS_SQL,
@@ -77,4 +74,4 @@ export const EVENTS_LIST: TeamList<EventRow, Event, "events"> = {
     `${utcTextColumn("live_at")}, ${utcTextColumn("completed_at")}, ${utcTextColumn("canceled_at")}, ` +
     `t.offer_replay_purchase, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
   toItem: toEvent,
-};
+});

@@ -1,4 +1,4 @@
-import type { Guide } from "@community/domain";
+import { GUIDES, type Guide } from "@community/domain";
 import {
   ACCOUNT_COLUMNS,
   type AccountColumns,
@@ -8,7 +8,7 @@ import {
   toPrice,
   utcTextColumn,
 } from "./item-columns";
-import type { TeamList } from "./team-list";
+import { listSql } from "./team-list";
 
 /** The row GUIDES_LIST's columns select, as node-postgres returns it. */
 export interface GuideRow extends PriceColumns, AccountColumns {
@@ -39,10 +39,7 @@ export function toGuide(row: GuideRow): Guide {
  * Drafts (no published_at) first, then newest published, ties by id, as one key; served by the
  * expression index guides_team_list_key_idx (team_id, COALESCE(published_at, 'infinity') DESC, id).
  */
-export const GUIDES_LIST: TeamList<GuideRow, Guide, "guides"> = {
-  list: "guides",
-  schema: "Guide",
-  order: "published_at descending with drafts (null) first, then id ascending",
+export const GUIDES_LIST = listSql<GuideRow, typeof GUIDES>(GUIDES, {
   filters: {
     // Written over the sort key, so that both are ranges of guides_team_list_key_idx.
     status: {
@@ -51,8 +48,6 @@ export const GUIDES_LIST: TeamList<GuideRow, Guide, "guides"> = {
     },
     // Over the sort key (an index range); drafts, whose key is infinity, never match a window.
     window: {
-      from: "published_from",
-      to: "published_to",
       column: "COALESCE(t.published_at, 'infinity'::timestamptz)",
       requires: "t.published_at IS NOT NULL",
     },
@@ -62,4 +57,4 @@ export const GUIDES_LIST: TeamList<GuideRow, Guide, "guides"> = {
     "(CASE WHEN COALESCE(t.published_at, 'infinity'::timestamptz) = 'infinity'::timestamptz THEN 'draft' ELSE 'published' END)",
   columns: `t.id, t.slug, t.name, t.description, t.cover_url, ${utcTextColumn("published_at")}, t.price_in_cents, t.currency, ${ACCOUNT_COLUMNS}`,
   toItem: toGuide,
-};
+});

@@ -1,7 +1,17 @@
+import { type ListName, TEAM_LIST_DEFINITIONS, type TeamListDefinition } from "@community/domain";
 import { EVENTS_LIST } from "./events.list";
 import { GUIDES_LIST } from "./guides.list";
+import type { TeamListOf } from "./team-list";
 
-/** Every team list the service serves; adding a list means adding its declaration here. */
-export const TEAM_LISTS = [EVENTS_LIST, GUIDES_LIST] as const;
+/** Each list's SQL, for each definition of @community/domain: a list without its SQL is a compile error. */
+const LIST_SQL: { readonly [D in TeamListDefinition as D["name"]]: TeamListOf<D> } = {
+  events: EVENTS_LIST,
+  guides: GUIDES_LIST,
+};
 
-export type ListName = (typeof TEAM_LISTS)[number]["list"];
+/** Every team list the service serves, in the order of TEAM_LIST_DEFINITIONS. */
+export const TEAM_LISTS: readonly (typeof LIST_SQL)[ListName][] = TEAM_LIST_DEFINITIONS.map(
+  (definition: TeamListDefinition) => LIST_SQL[definition.name],
+);
+
+export type { ListName };

@@ -1,3 +1,4 @@
+import type { ItemOf, ListDefinition, StatusOf } from "@community/domain";
 import type { QueryResultRow } from "pg";
 
 /** The rows of one statement. */
@@ -16,31 +17,31 @@ export interface Queryable {
 }
 
 /**
- * The filters a list answers (contract section 9.2): a status, each word of which is an SQL
- * condition over the alias `t`, and a half-open time window over one column.
+ * The SQL of a list's filters (contract 9.2): each status word of its definition as an SQL
+ * condition over the alias `t`, and the column of its half-open time window.
  */
-export interface ListFilterSpec {
-  status: Readonly<Record<string, string>>;
+export interface ListFilterSpec<Status extends string = string> {
+  status: Readonly<Record<Status, string>>;
   /** `from <= column < to`; `requires` (if any) is a condition every item in a window meets. */
-  window: { from: string; to: string; column: string; requires?: string };
+  window: { column: string; requires?: string };
 }
 
 /**
- * A team list, declared once: its name (the table, the path segment, the list of
- * team_list_stats and of the change log), its order, its columns, the row -> item mapper and its
- * filters. The token lookup, the readers, the controllers, the page cache, the change feed and
- * the OpenAPI document are all derived from the declarations in TEAM_LISTS (lists.ts).
+ * The SQL of a team list, keyed by its definition in @community/domain (name, wire schema,
+ * status words, window parameters): its order as one key, its columns, the row -> item mapper and
+ * the SQL of its filters. The token lookup, the readers and the change feed are derived from the
+ * lists of TEAM_LISTS (lists.ts); the api's controllers, DTOs and OpenAPI document from their
+ * definitions.
  */
-export interface TeamList<Row extends { id: string }, Item, Name extends string = string> {
-  list: Name;
-  /**
-   * The name of the item's wire schema in @community/domain (`Event`), whose listWireSchemas()
-   * also registers `<name>List`, `<name>CursorList`, `<name>Change` and `<name>Changes`.
-   */
-  schema: string;
-  /** The order in words, for the documentation. */
-  order: string;
-  filters: ListFilterSpec;
+export interface TeamList<
+  Row extends { id: string },
+  Item,
+  Definition extends ListDefinition = ListDefinition<string, Item>,
+> {
+  definition: Definition;
+  /** The definition's name: the table, the list of team_list_stats and of the change log. */
+  list: Definition["name"];
+  filters: ListFilterSpec<StatusOf<Definition>>;
   /**
    * The list's order as one key, descending, ties by id ascending; an SQL expression over the
    * alias `t` that matches the leading sort column of the list's index, so seeks use that index.
@@ -56,6 +57,14 @@ export interface TeamList<Row extends { id: string }, Item, Name extends string 
   columns: string;
   /** Database row -> the contract's item. */
   toItem: (row: Row) => Item;
+}
+
+/** A list's SQL for its definition: `list` is the definition's name. */
+export function listSql<Row extends { id: string }, Definition extends ListDefinition>(
+  definition: Definition,
+  sql: Omit<TeamList<Row, ItemOf<Definition>, Definition>, "definition" | "list">,
+): TeamList<Row, ItemOf<Definition>, Definition> {
+  return { definition, list: definition.name, ...sql };
 }
 
 /**
@@ -82,6 +91,10 @@ export interface KeysetPosition {
 /** Any declared list, whatever its row and item types. */
 // biome-ignore lint/suspicious/noExplicitAny: a list's row and item types vary per declaration
 export type AnyTeamList = TeamList<any, any>;
+
+/** The SQL of the list `Definition` declares, whatever its row type. */
+// biome-ignore lint/suspicious/noExplicitAny: the row type is the SQL's own business
+export type TeamListOf<Definition extends ListDefinition> = TeamList<any, ItemOf<Definition>, Definition>;
 
 export interface TeamListQuery {
   teamId: string;

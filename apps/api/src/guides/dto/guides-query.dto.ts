@@ -1,16 +1,8 @@
-import { GUIDES_LIST } from "@community/db/lists";
-import { PageQueryDto } from "../../team-lists/dto/page-query.dto";
-import { type QueryInstant, StatusWords, WindowBound } from "../../team-lists/dto/query-rules";
+import { GUIDES } from "@community/domain";
+import { ListQueryDto } from "../../team-lists/dto/list-query.dto";
 
-/** The query of the guides list: paging, and the filters of contract 9.2 (status, a window of published_at). */
-export class GuidesQueryDto extends PageQueryDto {
-  /** draft, published (GUIDES_LIST's status words), in that order once valid. */
-  @StatusWords(Object.keys(GUIDES_LIST.filters.status))
-  status?: string[];
-
-  @WindowBound("from", "published_to")
-  published_from?: QueryInstant;
-
-  @WindowBound("to", "published_from")
-  published_to?: QueryInstant;
-}
+/**
+ * The query of the guides list: paging, and the filters of contract 9.2 as GUIDES declares them
+ * (`status` of draft, published; the window `published_from`, `published_to`).
+ */
+export class GuidesQueryDto extends ListQueryDto(GUIDES) {}

@@ -1,4 +1,5 @@
 import { type AnyTeamList, EVENTS_LIST, GUIDES_LIST } from "@community/db/lists";
+import type { ListDefinition } from "@community/domain";
 import { getMetadataStorage } from "class-validator";
 import { InvalidQueryException } from "../../common/problems";
 import { QueryValidationPipe } from "../../common/validation.pipe";
@@ -6,7 +7,8 @@ import { EventsQueryDto } from "../../events/dto/events-query.dto";
 import { GuidesQueryDto } from "../../guides/dto/guides-query.dto";
 import { changesQueryOf, type ListQuery, listQueryOf } from "../list-query";
 import { ChangesQueryDto } from "./changes-query.dto";
-import { parseDateTime } from "./query-rules";
+import type { ListQueryOf } from "./list-query.dto";
+import { parseDateTime } from "./query-constraints";
 
 const pipe = new QueryValidationPipe();
 const DTO_OF: Record<string, new () => object> = { events: EventsQueryDto, guides: GuidesQueryDto };
@@ -14,7 +16,7 @@ const DTO_OF: Record<string, new () => object> = { events: EventsQueryDto, guide
 /** The query as the global ValidationPipe hands it to a list's controller, then to the use case. */
 async function listQuery(query: Record<string, unknown>, spec: AnyTeamList = EVENTS_LIST): Promise<ListQuery> {
   const dto = await pipe.transform(query, { type: "query", metatype: DTO_OF[spec.list] });
-  return listQueryOf(spec, dto as EventsQueryDto);
+  return listQueryOf(spec.definition, dto as ListQueryOf<ListDefinition>);
 }
 
 async function rejection(
@@ -117,7 +119,7 @@ describe("the list query DTOs through the global ValidationPipe", () => {
         .map((metadata) => metadata.propertyName),
     );
     expect(declared).toEqual(
-      new Set(["per_page", "cursor", "page", "status", spec.filters.window.from, spec.filters.window.to]),
+      new Set(["per_page", "cursor", "page", "status", spec.definition.window.from, spec.definition.window.to]),
     );
   });
 });

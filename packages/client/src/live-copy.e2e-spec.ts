@@ -35,7 +35,7 @@ describe("the live copy of docs/sync.md on the embedded demo", () => {
   beforeAll(async () => {
     scratch = mkdtempSync(path.join(os.tmpdir(), "live-copy-"));
     api = new ApiProcess({ PORT: "0", EMBEDDED_DATA_DIR: path.join(scratch, "pglite") });
-    baseUrl = `http://127.0.0.1:${await api.listening(120_000)}`;
+    baseUrl = `http://127.0.0.1:${await api.listening(240_000)}`;
     // The ready text (stderr, after the "listening" line) names the embedded database's URL.
     await until(() => /DATABASE_URL='[^']+' pnpm seed/.test(api.stderr), "the ready text names the database");
     databaseUrl = /DATABASE_URL='([^']+)' pnpm seed/.exec(api.stderr)?.[1] ?? "";
@@ -50,7 +50,7 @@ describe("the live copy of docs/sync.md on the embedded demo", () => {
     copy.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     if (copy && copy.exitCode === null) {

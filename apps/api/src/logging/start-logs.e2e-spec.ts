@@ -64,7 +64,7 @@ describe("the log lines of a start", () => {
     // Nothing but the port and the data directory: the demo as `pnpm start` runs it.
     const api = new ApiProcess({ PORT: "0", EMBEDDED_DATA_DIR: path.join(dataDir, "pglite") });
     try {
-      const port = await api.listening(120_000);
+      const port = await api.listening(240_000);
       const listening = api.stdout.findIndex((line) => line.includes('"msg":"listening on'));
       // Everything written before the "listening" line: stdout's lines and stderr's before the
       // "Ready." block, which main.ts writes after that line.
@@ -92,5 +92,5 @@ describe("the log lines of a start", () => {
       await api.exited;
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 300_000);
 });

@@ -1,7 +1,8 @@
 // `node scripts/build-quietly.mjs <package>`: builds a workspace package and the packages it uses
 // (turbo, cached) and says nothing when that works. The commands run after it (`pnpm cli`,
 // `pnpm seed`) write their data to stdout and their errors in one line to stderr; turbo's banner
-// and summary (nine lines even when every task is cached) would sit above them. Turbo's output is
+// and summary (nine lines even when every task is cached) would sit above them. `pnpm start` uses
+// it too, so that a start prints a few lines before the api says where it listens. Turbo's output is
 // shown, on stderr, when the build fails; a build that takes a while says so once, on stderr.
 import { spawn } from "node:child_process";
 

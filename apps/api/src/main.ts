@@ -60,7 +60,10 @@ async function bootstrap(): Promise<void> {
         (config.oauth.builtIn === undefined
           ? ""
           : `Or sign in as a demo user and get an access token (README.md, "Getting a token"):\n\n` +
-            `  issuer ${config.oauth.builtIn.issuer}, client ${DEMO_OAUTH_CLIENTS.public.clientId}, user user_sam / password ${DEMO_PASSWORDS.user_sam}\n\n`),
+            `  issuer ${config.oauth.builtIn.issuer}, client ${DEMO_OAUTH_CLIENTS.public.clientId}, user user_sam / password ${DEMO_PASSWORDS.user_sam}\n\n`) +
+        // Loopback only, whatever HOST says; EMBEDDED_DB_PORT pins the port (docs/sync.md, "Long poll").
+        `Change the data while it runs (docs/sync.md, "Long poll"):\n\n` +
+        `  DATABASE_URL='${prepared.embedded.url}' pnpm seed --file <fixture.json>\n\n`,
     );
   }
 }

@@ -150,7 +150,10 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
   }
 
   logger.debug(`no DATABASE_URL: using the embedded PostgreSQL in ${config.embeddedDataDir}`);
-  const embedded = await startEmbeddedPostgres({ dataDir: config.embeddedDataDir }).catch((error: unknown) => {
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.embeddedDataDir,
+    port: config.embeddedDbPort,
+  }).catch((error: unknown) => {
     throw error instanceof DataDirLockedError ? new StartupError(error.message) : error;
   });
   // PGlite is a single session: one pooled connection keeps every transaction isolated.

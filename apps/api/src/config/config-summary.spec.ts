@@ -5,7 +5,7 @@ describe(configSummary.name, () => {
   it("names the embedded database, no replica, rate limits in memory, the built-in issuer and the public URL", () => {
     const summary = configSummary(loadConfig({ EMBEDDED_DATA_DIR: "/var/lib/pglite" }));
     expect(summary).toBe(
-      "database embedded PostgreSQL in /var/lib/pglite; read replica none; rate limits in memory (no REDIS_URL); " +
+      "database embedded PostgreSQL in /var/lib/pglite (long polls poll every second); read replica none; rate limits in memory (no REDIS_URL); " +
         "issuer http://localhost:3000/oauth (built in); public URL http://localhost:3000",
     );
   });

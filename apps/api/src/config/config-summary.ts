@@ -11,7 +11,7 @@ export function configSummary(config: AppConfig): string {
     config.oauth.external === undefined ? undefined : `${config.oauth.external.issuer} (external)`,
   ].filter((issuer) => issuer !== undefined);
   return [
-    `database ${config.databaseUrl === undefined ? `embedded PostgreSQL in ${config.embeddedDataDir}` : `PostgreSQL at ${where(config.databaseUrl)}`}`,
+    `database ${config.databaseUrl === undefined ? `embedded PostgreSQL in ${config.embeddedDataDir} (long polls poll every second)` : `PostgreSQL at ${where(config.databaseUrl)}`}`,
     `read replica ${config.databaseReadUrl === undefined ? "none" : where(config.databaseReadUrl)}`,
     `rate limits ${config.redisUrl === undefined ? "in memory (no REDIS_URL)" : `in Redis at ${where(config.redisUrl)}`}`,
     `issuer ${issuers.length === 0 ? "none" : issuers.join(", ")}`,

@@ -377,6 +377,7 @@ export const EnvSchema = z.object({
     .optional()
     .transform((v) => path.resolve(WORKSPACE_ROOT, v || ".data/pglite")),
   EMBEDDED_SEED_DEMO: boolean("EMBEDDED_SEED_DEMO", true),
+  EMBEDDED_DB_PORT: integer("EMBEDDED_DB_PORT", 0, 65535, 0),
   DB_POOL_MAX: integer("DB_POOL_MAX", 1, 1000, 10),
   DB_CONNECT_TIMEOUT_MS: integer("DB_CONNECT_TIMEOUT_MS", 100, 600_000, 2_000),
   DB_STATEMENT_TIMEOUT_MS: integer("DB_STATEMENT_TIMEOUT_MS", 100, 3_600_000, 5_000),
@@ -498,6 +499,11 @@ export interface AppConfig {
   /** Most named statements each database connection keeps (the least recently used is deallocated past it). */
   databasePreparedStatementsMax: number;
   embeddedDataDir: string;
+  /**
+   * Loopback port on which the embedded database answers other PostgreSQL clients (`pnpm seed`
+   * while the api runs); 0: a free port.
+   */
+  embeddedDbPort: number;
   embeddedSeedDemo: boolean;
   dbPoolMax: number;
   dbConnectTimeoutMs: number;
@@ -732,6 +738,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     databasePreparedStatementsMax: e.DATABASE_PREPARED_STATEMENTS_MAX,
     embeddedDataDir: e.EMBEDDED_DATA_DIR,
+    embeddedDbPort: e.EMBEDDED_DB_PORT,
     embeddedSeedDemo: e.EMBEDDED_SEED_DEMO,
     dbPoolMax: e.DB_POOL_MAX,
     dbConnectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,

@@ -13,7 +13,8 @@ import { freePort } from "../testing/free-port";
  * What a person does in a browser, in a real headless Chromium (Debian's, never a downloaded one)
  * against the api as `pnpm start` runs it (the embedded database with the demo data): the README's
  * "In the browser" steps, Swagger UI's Authorize and "Try it out", sign-out, and a form posted to
- * the sign-in page from another site, which must still be refused.
+ * the sign-in page from another site, which must still be refused. The api's pages leave nothing
+ * in Chromium's console or issues (warnings, errors, DOM notes such as a missing autocomplete).
  */
 describe("signing in with a real browser", () => {
   const dir = mkdtempSync(path.join(tmpdir(), "browser-sign-in-"));
@@ -41,8 +42,40 @@ describe("signing in with a real browser", () => {
     await api.listening(180_000);
   }, 240_000);
 
+  /**
+   * What Chromium says about the pages of a test: console messages at warning or error, its DOM
+   * notes (verbose "[DOM] Input elements should have autocomplete attributes"), uncaught errors,
+   * and DevTools issues (Audits), each with the page it was on. The api's own pages leave none.
+   */
+  let problems: Array<{ url: string; text: string }>;
+  /** The problems seen on the api's own pages (/oauth/...), not on Swagger UI's. */
+  const onOwnPages = () =>
+    problems.filter(({ url }) => url === "" || new URL(url, origin).pathname.startsWith("/oauth/")).map((p) => p.text);
+
+  async function watch(page: Page): Promise<void> {
+    page.on("console", (message) => {
+      if (["warning", "error"].includes(message.type()) || message.text().startsWith("[DOM]")) {
+        problems.push({
+          url: message.location().url || page.url(),
+          text: `console ${message.type()}: ${message.text()}`,
+        });
+      }
+    });
+    page.on("pageerror", (error) => problems.push({ url: page.url(), text: `uncaught: ${error.message}` }));
+    const cdp = await page.context().newCDPSession(page);
+    cdp.on("Audits.issueAdded", ({ issue }) =>
+      problems.push({ url: page.url(), text: `issue ${issue.code}: ${JSON.stringify(issue.details)}` }),
+    );
+    await cdp.send("Audits.enable");
+  }
+
   beforeEach(async () => {
+    problems = [];
     context = await browser.newContext();
+    // Every page of the context, popups included (Swagger UI's sign-in window).
+    context.on("page", (page) => {
+      watch(page).catch((error: Error) => problems.push({ url: "", text: `cannot watch a page: ${error.message}` }));
+    });
   });
 
   afterEach(async () => {
@@ -121,6 +154,7 @@ describe("signing in with a real browser", () => {
     expect(code).toMatch(/^[\w-]{20,}$/);
     const accessToken = await exchange(code, verifier);
     expect((await listEvents(accessToken)).status).toBe(200);
+    expect(problems.map((p) => `${p.url}: ${p.text}`)).toEqual([]);
   }, 60_000);
 
   it("signs in through Swagger UI's Authorize and lists events with Try it out", async () => {
@@ -148,6 +182,8 @@ describe("signing in with a real browser", () => {
     const status = operation.locator(".live-responses-table tr.response .response-col_status");
     await status.waitFor();
     expect((await status.textContent())?.trim()).toBe("200");
+    // The sign-in and consent pages in Swagger UI's window; Swagger UI's own page is not ours to judge.
+    expect(onOwnPages()).toEqual([]);
   }, 60_000);
 
   it("signs out at /oauth/session/end, which ends the grant and its tokens", async () => {
@@ -161,6 +197,7 @@ describe("signing in with a real browser", () => {
     await page.getByRole("button", { name: "Yes, sign me out" }).click();
     await page.getByRole("heading", { name: "Signed out" }).waitFor();
     expect((await listEvents(accessToken)).status).toBe(401);
+    expect(problems.map((p) => `${p.url}: ${p.text}`)).toEqual([]);
   }, 60_000);
 
   describe("a form posted to the sign-in page from another site", () => {

@@ -33,11 +33,11 @@ export function loginPage(uid: string, clientName: string, error?: string, userI
     "Sign in",
     `<p>to continue to <strong>${html(clientName)}</strong></p>
 ${error === undefined ? "" : `<p class="error" role="alert">${html(error)}</p>`}
-<form method="post" action="/oauth/interaction/${html(uid)}/login" autocomplete="off">
+<form method="post" action="/oauth/interaction/${html(uid)}/login">
 <label for="username">User id</label>
-<input id="username" name="username" required autofocus value="${html(userId)}">
+<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus value="${html(userId)}">
 <label for="password">Password</label>
-<input id="password" name="password" type="password" required>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
 <form method="post" action="/oauth/interaction/${html(uid)}/abort"><button type="submit">Cancel</button></form>`,

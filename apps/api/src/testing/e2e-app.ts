@@ -54,9 +54,17 @@ async function boot(
   readUrl?: string,
 ) {
   const database = createDatabase({ url, readUrl, poolMax, ...databaseLimits(config), onIdleError: () => undefined });
-  if (fixture !== undefined) await loadFixture(database.prisma, fixture);
-  const app = await createApp(config, database, { logger: false, logDestination });
-  await app.init();
+  let app: INestApplication | undefined;
+  try {
+    if (fixture !== undefined) await loadFixture(database.prisma, fixture);
+    app = await createApp(config, database, { logger: false, logDestination });
+    await app.init();
+  } catch (error) {
+    // Nothing of a failed start stays open: its pool's connections would outlive the suite.
+    await app?.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw error;
+  }
   watchContract(app.getHttpServer());
   return { app, database, server: app.getHttpServer() as App };
 }
@@ -81,24 +89,30 @@ export async function startE2eApp(
   if (backend === "postgres") {
     const testDb = await createTestDatabase("api");
     const url = options.rewriteUrl ? options.rewriteUrl(testDb.url) : testDb.url;
-    const { app, database, server } = await boot(
-      url,
-      4,
-      fixture,
-      config,
-      options.logDestination,
-      options.readUrl?.(testDb.url),
+    const booted = await boot(url, 4, fixture, config, options.logDestination, options.readUrl?.(testDb.url)).catch(
+      async (error: unknown) => {
+        await testDb.drop().catch(() => undefined);
+        throw error;
+      },
     );
-    return started({ app, database, server }, config, url, () => testDb.drop());
+    return started(booted, config, url, () => testDb.drop());
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), "community-pglite-"));
   const embedded = await startEmbeddedPostgres({ dataDir });
-  await migrateDeploy(embedded.url, { quiet: true });
-  const { app, database, server } = await boot(embedded.url, 1, fixture, config, options.logDestination);
-  return started({ app, database, server }, config, embedded.url, async () => {
+  const release = async () => {
     await embedded.stop();
     rmSync(dataDir, { recursive: true, force: true });
-  });
+  };
+  try {
+    await migrateDeploy(embedded.url, { quiet: true });
+    const { app, database, server } = await boot(embedded.url, 1, fixture, config, options.logDestination);
+    return started({ app, database, server }, config, embedded.url, release);
+  } catch (error) {
+    // A start that fails (or is given up by a hook's timeout) must not leave the database's
+    // socket server listening: it would keep the jest worker alive after its last suite.
+    await release().catch(() => undefined);
+    throw error;
+  }
 }
 
 /**
@@ -130,9 +144,12 @@ function started(
     config,
     url,
     async close() {
-      await app.close();
-      await database.close();
-      await release();
+      try {
+        await app.close();
+        await database.close();
+      } finally {
+        await release();
+      }
       assertContractKept();
     },
   };

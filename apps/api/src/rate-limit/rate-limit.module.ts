@@ -32,5 +32,7 @@ import { RateLimitGuard } from "./rate-limit.guard";
     },
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
+  // The calendar feeds spend the same budget for a secret that opens nothing.
+  exports: [FailedAuthBudget],
 })
 export class RateLimitModule {}

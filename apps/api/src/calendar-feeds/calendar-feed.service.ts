@@ -1,0 +1,137 @@
+import { createHash } from "node:crypto";
+import { hashToken } from "@community/db";
+import { calendarText, feedWindowStart, type LiveCalendarFeed } from "@community/db/calendar";
+import { ifNoneMatchMatches, type ListContentCoding } from "@community/domain";
+import { Inject, Injectable } from "@nestjs/common";
+import { InjectThrottlerStorage, type ThrottlerStorage } from "@nestjs/throttler";
+import type { Request, Response } from "express";
+import { UnknownTokenCache } from "../auth/unknown-token-cache";
+import { NotFoundProblemException } from "../common/problems";
+import { APP_CONFIG, type AppConfig } from "../config/config";
+import { budgetAddress, FailedAuthBudget } from "../rate-limit/failed-auth-budget";
+import { KnownValidTokens } from "../rate-limit/known-valid-tokens";
+import { FailedAuthenticationsLimitedException, RateLimitedException } from "../rate-limit/rate-limit.problems";
+import { RedisConnection } from "../redis/redis.provider";
+import { compress, negotiateContentCoding } from "../team-lists/content-coding";
+import { secretOfFeedFile } from "./calendar-feed-secrets";
+import { CalendarFeedsRepository } from "./calendar-feeds.repository";
+
+/** Changes whenever the text calendarText writes changes shape, so that older tags never match. */
+const REPRESENTATION_REVISION = "c1";
+
+/** The one answer for every secret that opens no feed (contract 11.2): nothing says whether it existed. */
+export class DeadFeedException extends NotFoundProblemException {
+  constructor() {
+    super("No calendar feed at this address");
+  }
+}
+
+/**
+ * Serves `GET|HEAD /v1/calendar-feeds/{secret}.ics` (contract 11.2). A secret that opens no feed
+ * spends its address's failed-authentication budget (FailedAuthBudget, shared with bearer tokens);
+ * once that is spent, the address is refused from memory, with no lookup, except for feeds this
+ * replica served lately (KnownValidTokens). Digests that opened nothing are remembered for a while
+ * (UnknownTokenCache): a secret is random, so one that opened nothing never will. A live feed is
+ * limited per feed (CALENDAR_FEED_RATE_LIMIT_MAX per window, in the rate limiter's storage), then
+ * answered 304 from the lookup alone when the client's ETag is current (the tag is made of the
+ * events list's state, the team's name and the window's first day), or read in one statement and
+ * written by calendarText.
+ */
+@Injectable()
+export class CalendarFeedService {
+  private readonly unknown: UnknownTokenCache;
+  private readonly known: KnownValidTokens;
+  private readonly uidHost: string;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly feeds: CalendarFeedsRepository,
+    private readonly failedAuth: FailedAuthBudget,
+    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    @Inject(RedisConnection) private readonly redis: RedisConnection | null,
+  ) {
+    this.unknown = new UnknownTokenCache(config.authUnknownTokenCacheMs);
+    this.known = new KnownValidTokens(config.authKnownTokenTtlSeconds);
+    this.uidHost = new URL(config.oauth.publicUrl).host;
+  }
+
+  async serve(file: string, request: Request, response: Response): Promise<void> {
+    const address = budgetAddress(request.ip);
+    const secret = secretOfFeedFile(file);
+    const digest = secret === undefined ? undefined : hashToken(secret);
+    if (this.failedAuth.enabled) {
+      const wait = this.failedAuth.refusedFor(address);
+      if (wait > 0 && (digest === undefined || !this.known.has(digest))) {
+        throw new FailedAuthenticationsLimitedException(wait, this.failedAuth.limit, this.failedAuth.windowSeconds);
+      }
+    }
+    const feed = digest === undefined || this.unknown.has(digest) ? undefined : await this.feeds.findLive(digest);
+    if (feed === undefined) {
+      if (digest !== undefined) {
+        this.unknown.add(digest);
+        this.known.refused(digest);
+      }
+      if (this.failedAuth.enabled) void this.failedAuth.fail(address).catch(() => undefined);
+      throw new DeadFeedException();
+    }
+    this.known.validated(digest as string);
+    await this.spendFeedBudget(feed.id);
+
+    const from = feedWindowStart(new Date());
+    const coding = negotiateContentCoding(request.headers["accept-encoding"]);
+    const etag = this.entityTag(feed, from, coding);
+    response.setHeader("Cache-Control", "private");
+    response.setHeader("Vary", "Accept-Encoding");
+    response.setHeader("Referrer-Policy", "no-referrer");
+    response.setHeader("X-Robots-Tag", "noindex");
+    response.setHeader("ETag", etag);
+    if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) {
+      response.status(304).end();
+      return;
+    }
+    const events = await this.feeds.events(feed.teamId, from);
+    const text = Buffer.from(calendarText({ teamName: feed.teamName, uidHost: this.uidHost, events }), "utf8");
+    const body = coding === "identity" ? text : compress(text, coding);
+    response.status(200);
+    response.setHeader("Content-Type", "text/calendar; charset=utf-8");
+    if (coding !== "identity") response.setHeader("Content-Encoding", coding);
+    response.setHeader("Content-Length", String(body.length));
+    response.end(body);
+  }
+
+  /** A strong tag per content coding, of everything the body is made of. */
+  private entityTag(feed: LiveCalendarFeed, from: Date, coding: ListContentCoding): string {
+    const digest = createHash("sha256")
+      .update(
+        JSON.stringify([
+          REPRESENTATION_REVISION,
+          feed.teamId,
+          feed.teamName,
+          feed.eventsState,
+          from.getTime(),
+          this.uidHost,
+        ]),
+      )
+      .digest("base64url")
+      .slice(0, 27);
+    return `"${digest}${coding === "identity" ? "" : `-${coding}`}"`;
+  }
+
+  /** Counts a fetch of the feed; over CALENDAR_FEED_RATE_LIMIT_MAX in the window, 429 with Retry-After. */
+  private async spendFeedBudget(feedId: string): Promise<void> {
+    const { rateLimitMax: limit, rateLimitWindowSeconds: windowSeconds } = this.config.calendarFeeds;
+    if (limit === 0) return;
+    const ttl = windowSeconds * 1000;
+    let record: Awaited<ReturnType<ThrottlerStorage["increment"]>>;
+    try {
+      record = await this.storage.increment(`calendar-feed:${feedId}`, ttl, limit, ttl, "calendar-feed");
+    } catch (error) {
+      // As the api's limiter: with Redis down or hung, serve rather than refuse.
+      if (this.redis === null) throw error;
+      this.redis.failed(error as Error);
+      return;
+    }
+    this.redis?.answered();
+    if (record.isBlocked) throw new RateLimitedException(Math.max(1, record.timeToBlockExpire), limit, windowSeconds);
+  }
+}

@@ -31,11 +31,9 @@ export const calendarFeedSchema = z
       .nullable()
       .meta({ description: "The name given at creation; null when none was." }),
     created_at: instant,
-    last_fetched_at: instant
-      .nullable()
-      .meta({
-        description: "When the feed was last fetched, updated at most every 5 minutes; null before the first fetch.",
-      }),
+    last_fetched_at: instant.nullable().meta({
+      description: "When the feed was last fetched, updated at most every 5 minutes; null before the first fetch.",
+    }),
   })
   .register(wireRegistry, { id: "CalendarFeed", description: "A calendar feed (never its secret)." });
 

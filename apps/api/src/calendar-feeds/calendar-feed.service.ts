@@ -96,7 +96,7 @@ export class CalendarFeedService {
     response.setHeader("Content-Type", "text/calendar; charset=utf-8");
     if (coding !== "identity") response.setHeader("Content-Encoding", coding);
     response.setHeader("Content-Length", String(body.length));
-    response.end(body);
+    response.end(request.method === "HEAD" ? undefined : body);
   }
 
   /** A strong tag per content coding, of everything the body is made of. */

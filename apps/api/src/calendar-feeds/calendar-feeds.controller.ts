@@ -49,13 +49,13 @@ export class CalendarFeedsController {
 
   @Post()
   @UseInterceptors(JsonBodyInterceptor)
-  @UsePipes(JsonBodyValidationPipe)
+  @UsePipes(new JsonBodyValidationPipe({ optional: true }))
   async create(
     @Body() body: CreateCalendarFeedDto,
     @Req() request: AuthenticatedRequest,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CalendarFeedWithUrl> {
-    const { feed, secret } = await this.feeds.create(request.member, body ?? {});
+    const { feed, secret } = await this.feeds.create(request.member, body);
     response.status(201).location(`/${CALENDAR_FEEDS_PATH}/${feed.id}`).set("Cache-Control", "no-store");
     return calendarFeedWithUrl(feed, this.config.oauth.publicUrl, secret);
   }

@@ -54,11 +54,13 @@ function bodyProblem(error: unknown): Error {
 
 /** Validates a body DTO; an invalid one is an invalid-body problem naming every bad field. */
 export class JsonBodyValidationPipe extends ValidationPipe {
-  constructor() {
+  /** `optional`: a request without a body is validated as an empty object. */
+  constructor(private readonly body: { optional: boolean } = { optional: false }) {
     super(validationOptions((errors) => new InvalidBodyException(errors)));
   }
 
   override async transform(value: unknown, metadata: Parameters<ValidationPipe["transform"]>[1]): Promise<unknown> {
+    if (metadata.type === "body" && value === undefined && this.body.optional) return super.transform({}, metadata);
     if (metadata.type === "body" && (typeof value !== "object" || value === null || Array.isArray(value))) {
       throw new InvalidBodyException([{ parameter: "body", message: "must be a JSON object" }]);
     }

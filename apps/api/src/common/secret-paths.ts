@@ -8,5 +8,5 @@ const FEED_SECRET = /cal_[A-Za-z0-9_-]+/g;
  * `instance` may show of a request's path. A calendar feed's URL is its credential.
  */
 export function redactSecretPaths(path: string): string {
-  return path.replace(FEED_PATH, "$1[secret].ics").replace(FEED_SECRET, "cal_[secret]");
+  return path.replace(FEED_PATH, "$1REDACTED.ics").replace(FEED_SECRET, "cal_REDACTED");
 }

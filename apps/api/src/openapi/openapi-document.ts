@@ -1,6 +1,14 @@
 import { type AnyTeamList, TEAM_LISTS } from "@community/db/lists";
-import { CHANGES_WAIT, PAGINATION, READ_SCOPE, WEBHOOKS_SCOPE, wireJsonSchemas } from "@community/domain";
+import {
+  CALENDAR_SCOPE,
+  CHANGES_WAIT,
+  PAGINATION,
+  READ_SCOPE,
+  WEBHOOKS_SCOPE,
+  wireJsonSchemas,
+} from "@community/domain";
 import { DEMO_TOKENS } from "@community/fixtures";
+import { calendarFeedPaths } from "./calendar-feed-paths";
 import type { ProblemName } from "./problem-catalogue";
 import { problemComponents, problemRefs } from "./problem-responses";
 import { webhookNotices, webhookPaths } from "./webhook-paths";
@@ -310,6 +318,7 @@ export function buildOpenApiDocument(): Json {
     tags: [
       ...TEAM_LISTS.map((spec) => ({ name: spec.list, description: `The team's ${spec.list}` })),
       { name: "webhooks", description: "Signed notices that a list changed (Standard Webhooks)" },
+      { name: "calendar feeds", description: "The team's events as iCalendar feeds behind secret URLs" },
       { name: "operations", description: "Health probes for the platform" },
     ],
     paths: {
@@ -320,6 +329,7 @@ export function buildOpenApiDocument(): Json {
         ]),
       ),
       ...webhookPaths(),
+      ...calendarFeedPaths(),
       ...operationsPaths(),
     },
     webhooks: webhookNotices(),
@@ -380,6 +390,8 @@ export function buildOpenApiDocument(): Json {
         "WebhookLimit",
         "WebhookInactive",
         "WebhooksUnavailable",
+        "CalendarFeedNotFound",
+        "CalendarFeedLimit",
       ]),
       securitySchemes: {
         bearer: {
@@ -398,6 +410,7 @@ export function buildOpenApiDocument(): Json {
               scopes: {
                 [READ_SCOPE]: "Read the events and guides of your community team",
                 [WEBHOOKS_SCOPE]: "Subscribe to, list and manage webhooks of your community team's lists",
+                [CALENDAR_SCOPE]: "Create, list, rotate and delete calendar feeds of your community team's events",
               },
             },
           },

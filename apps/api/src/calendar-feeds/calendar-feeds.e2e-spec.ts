@@ -1,4 +1,3 @@
-import { Writable } from "node:stream";
 import { hashToken } from "@community/db";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
@@ -385,7 +384,7 @@ describe.each<Backend>(["postgres", "embedded"])("calendar feeds on %s", (backen
         const response = await request(e2e.server).get(path);
         expectProblem(response, 404, "not-found");
         expect(response.headers["www-authenticate"]).toBeUndefined();
-        expect(response.text).not.toContain("cal_" + made.slice(4, 12));
+        expect(response.text).not.toContain(`cal_${made.slice(4, 12)}`);
         expect(response.text).not.toContain(deleted.url.slice(-30));
         answers.push({ ...response.body, instance: undefined });
         expect(response.body.instance).toBe("/v1/calendar-feeds/REDACTED.ics");

@@ -1,4 +1,4 @@
-import ical, { escape, ICalCalendarMethod, ICalEventStatus } from "ical-generator";
+import ical, { escape as escapeText, ICalCalendarMethod, ICalEventStatus } from "ical-generator";
 import type { FeedEventRow } from "./feed-events";
 
 /** How often calendar applications are asked to fetch again (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
@@ -13,7 +13,7 @@ export const FEED_REFRESH_SECONDS = 3_600;
  */
 export function calendarText(calendar: { teamName: string; uidHost: string; events: readonly FeedEventRow[] }): string {
   // NAME and X-WR-CALNAME are written as given (the library escapes event texts, not this one).
-  const name = escape(calendar.teamName, false);
+  const name = escapeText(calendar.teamName, false);
   const feed = ical({
     name,
     prodId: { company: "community-team", product: "calendar-feeds", language: "EN" },

@@ -62,7 +62,7 @@ const PROBLEMS_OF_THE_FEED: ProblemName[] = [
 
 function feedOperation(method: "get" | "head"): Json {
   return {
-    operationId: method === "get" ? "getCalendarFeed" : "headCalendarFeed",
+    operationId: method === "get" ? "getCalendarFeedFile" : "headCalendarFeedFile",
     tags,
     // The secret in the path is the credential: calendar applications send no Authorization header.
     security: [],

@@ -18,7 +18,9 @@ const sameShapes: [
     Pick<Domain.Problem, "type" | "title" | "status" | "detail" | "instance">
   >,
   Same<Wire.WebhookNotice, Domain.WebhookNotice>,
-] = [true, true, true, true, true, true, true, true, true];
+  Same<Wire.CalendarFeed, Domain.CalendarFeedResource>,
+  Same<Wire.CalendarFeedWithUrl, Domain.CalendarFeedWithUrl>,
+] = [true, true, true, true, true, true, true, true, true, true, true];
 
 describe("the client's wire types", () => {
   it("name the statuses of contract 9.2", () => {

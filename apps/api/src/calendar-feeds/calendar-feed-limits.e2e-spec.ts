@@ -66,7 +66,13 @@ describe("calendar feed limits and log on postgres", () => {
     const feed = await create(e2e);
     const first = await request(e2e.server).get(pathOf(feed.url));
     expect(first.status).toBe(200);
-    expect((await request(e2e.server).get(pathOf(feed.url)).set("If-None-Match", first.headers.etag)).status).toBe(304);
+    expect(
+      (
+        await request(e2e.server)
+          .get(pathOf(feed.url))
+          .set("If-None-Match", first.headers.etag as string)
+      ).status,
+    ).toBe(304);
     expect((await request(e2e.server).get(pathOf(feed.url))).status).toBe(200);
     const limited = await request(e2e.server).get(pathOf(feed.url));
     expectProblem(limited, 429, "rate-limited");

@@ -317,7 +317,7 @@ describe.each<Backend>(["postgres", "embedded"])("calendar feeds on %s", (backen
       const renamed = find((await fetchFeed(feed)).parsed);
       expect(renamed).toMatchObject({ uid: first?.uid, summary: "After" });
       expect(renamed?.sequence).toBeGreaterThan(first?.sequence as number);
-      expect(renamed?.stamp > (first?.stamp as string)).toBe(true);
+      expect((renamed?.stamp as string) > (first?.stamp as string)).toBe(true);
       await e2e.database.pool.query("UPDATE events SET canceled_at = now() WHERE id = $1", [id]);
       const canceled = find((await fetchFeed(feed)).parsed);
       expect(canceled).toMatchObject({ status: "CANCELLED" });
@@ -373,7 +373,7 @@ describe.each<Backend>(["postgres", "embedded"])("calendar feeds on %s", (backen
       const deleted = await create();
       await request(e2e.server).delete(`${FEEDS}/${deleted.id}`).set(auth());
       const made = `cal_${Buffer.alloc(32, 7).toString("base64url")}`;
-      const answers = [];
+      const answers: unknown[] = [];
       for (const path of [
         pathOf(deleted.url),
         `/v1/calendar-feeds/${made}.ics`,

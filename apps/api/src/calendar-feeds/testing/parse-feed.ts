@@ -1,5 +1,10 @@
-import ICAL from "ical.js";
-import nodeIcal from "node-ical";
+import nodeIcal, { type VEvent } from "node-ical";
+
+// ical.js publishes its types for ES modules only; its CommonJS build (what require loads here)
+// exports the same namespace.
+type IcalModule = typeof import("ical.js", { with: { "resolution-mode": "import" }}).default;
+type IcalTime = InstanceType<IcalModule["Time"]>;
+const ICAL: IcalModule = require("ical.js");
 
 /** A VEVENT as a test compares it, whichever parser read it. */
 export interface ParsedEvent {
@@ -31,7 +36,7 @@ export function parseFeed(text: string): ParsedFeed {
   for (const property of root.getAllProperties())
     calendar[property.name.toUpperCase()] = String(property.getFirstValue());
   const events = root.getAllSubcomponents("vevent").map((vevent): ParsedEvent => {
-    const time = (name: string) => (vevent.getFirstPropertyValue(name) as ICAL.Time).toJSDate().toISOString();
+    const time = (name: string) => (vevent.getFirstPropertyValue(name) as IcalTime).toJSDate().toISOString();
     const image = vevent.getFirstProperty("image");
     return {
       uid: String(vevent.getFirstPropertyValue("uid")),
@@ -47,7 +52,7 @@ export function parseFeed(text: string): ParsedFeed {
   });
 
   const second = nodeIcal.sync.parseICS(text);
-  const seen = Object.values(second).filter((component) => component.type === "VEVENT") as nodeIcal.VEvent[];
+  const seen = Object.values(second).filter((component) => component?.type === "VEVENT") as VEvent[];
   if (seen.length !== events.length) throw new Error(`node-ical read ${seen.length} events, ical.js ${events.length}`);
   seen.forEach((event, i) => {
     const mine = events[i] as ParsedEvent;

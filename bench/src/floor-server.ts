@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { calendarText, feedWindowStart, findFeedBySecretHash, readFeedEvents } from "@community/db/calendar";
 // The list statements' own entry: it loads no Prisma client, which the floor does not need.
 import {
   type AnyTeamList,
@@ -86,8 +87,35 @@ function fail(response: ServerResponse, status: number): void {
   response.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ status }));
 }
 
+/**
+ * A calendar feed (contract 11.2) with the api's statements: the feed by its secret's hash (which
+ * also notes the fetch), 304 when If-None-Match names the tag of the events list's state and the
+ * window, else the events in one statement, written by the same calendarText. No rate limits.
+ */
+async function calendarFeed(request: IncomingMessage, response: ServerResponse, file: string): Promise<void> {
+  const secret = file.endsWith(".ics") ? file.slice(0, -".ics".length) : "";
+  const feed = await findFeedBySecretHash(pool, createHash("sha256").update(secret).digest("hex"));
+  if (feed === undefined) return fail(response, 404);
+  const from = feedWindowStart(new Date());
+  const headers = {
+    etag: `"${feed.eventsState}-${from.getTime()}-${createHash("sha256").update(feed.teamName).digest("base64url").slice(0, 8)}"`,
+    "cache-control": "private",
+    vary: "Accept-Encoding",
+  };
+  if (ifNoneMatchMatches(request.headers["if-none-match"], headers.etag)) {
+    response.writeHead(304, headers).end();
+    return;
+  }
+  const events = await readFeedEvents(pool, feed.teamId, from);
+  const body = calendarText({ teamName: feed.teamName, uidHost: "localhost", events });
+  response.writeHead(200, { ...headers, "content-type": "text/calendar; charset=utf-8" }).end(body);
+}
+
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://floor");
+  if (url.pathname.startsWith("/v1/calendar-feeds/")) {
+    return calendarFeed(request, response, url.pathname.slice("/v1/calendar-feeds/".length));
+  }
   const reader = LISTS.get(url.pathname);
   const changes = CHANGES.get(url.pathname);
   if (reader === undefined && changes === undefined) return fail(response, 404);

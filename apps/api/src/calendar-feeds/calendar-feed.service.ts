@@ -5,6 +5,7 @@ import { ifNoneMatchMatches, type ListContentCoding } from "@community/domain";
 import { Inject, Injectable } from "@nestjs/common";
 import { InjectThrottlerStorage, type ThrottlerStorage } from "@nestjs/throttler";
 import type { Request, Response } from "express";
+import { LRUCache } from "lru-cache";
 import { UnknownTokenCache } from "../auth/unknown-token-cache";
 import { NotFoundProblemException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
@@ -18,6 +19,11 @@ import { CalendarFeedsRepository } from "./calendar-feeds.repository";
 
 /** Changes whenever the text calendarText writes changes shape, so that older tags never match. */
 const REPRESENTATION_REVISION = "c1";
+/**
+ * Feed bodies kept, by tag and coding, at most: every feed of a team (each member's devices) is the
+ * same calendar, and writing 5,000 events costs a few hundred milliseconds of CPU.
+ */
+const BODY_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** The one answer for every secret that opens no feed (contract 11.2): nothing says whether it existed. */
 export class DeadFeedException extends NotFoundProblemException {
@@ -42,6 +48,11 @@ export class CalendarFeedService {
   private readonly unknown: UnknownTokenCache;
   private readonly known: KnownValidTokens;
   private readonly uidHost: string;
+  /** Ready-to-send bodies by `<tag digest>-<coding>`: a tag names everything a body is made of. */
+  private readonly bodies = new LRUCache<string, Buffer>({
+    maxSize: BODY_CACHE_BYTES,
+    sizeCalculation: (body) => Math.max(1, body.length),
+  });
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -79,7 +90,8 @@ export class CalendarFeedService {
 
     const from = feedWindowStart(new Date());
     const coding = negotiateContentCoding(request.headers["accept-encoding"]);
-    const etag = this.entityTag(feed, from, coding);
+    const tag = this.tagDigest(feed, from);
+    const etag = `"${tag}${coding === "identity" ? "" : `-${coding}`}"`;
     response.setHeader("Cache-Control", "private");
     response.setHeader("Vary", "Accept-Encoding");
     response.setHeader("Referrer-Policy", "no-referrer");
@@ -89,9 +101,7 @@ export class CalendarFeedService {
       response.status(304).end();
       return;
     }
-    const events = await this.feeds.events(feed.teamId, from);
-    const text = Buffer.from(calendarText({ teamName: feed.teamName, uidHost: this.uidHost, events }), "utf8");
-    const body = coding === "identity" ? text : compress(text, coding);
+    const body = await this.body(feed, from, tag, coding);
     response.status(200);
     response.setHeader("Content-Type", "text/calendar; charset=utf-8");
     if (coding !== "identity") response.setHeader("Content-Encoding", coding);
@@ -99,9 +109,9 @@ export class CalendarFeedService {
     response.end(request.method === "HEAD" ? undefined : body);
   }
 
-  /** A strong tag per content coding, of everything the body is made of. */
-  private entityTag(feed: LiveCalendarFeed, from: Date, coding: ListContentCoding): string {
-    const digest = createHash("sha256")
+  /** The digest of everything a feed's body is made of; its ETag adds the content coding. */
+  private tagDigest(feed: LiveCalendarFeed, from: Date): string {
+    return createHash("sha256")
       .update(
         JSON.stringify([
           REPRESENTATION_REVISION,
@@ -114,7 +124,25 @@ export class CalendarFeedService {
       )
       .digest("base64url")
       .slice(0, 27);
-    return `"${digest}${coding === "identity" ? "" : `-${coding}`}"`;
+  }
+
+  /**
+   * The body in `coding`, from the cache or written now: one statement for the events. The events
+   * are read after the state in the tag, so a body is never older than its tag says.
+   */
+  private async body(feed: LiveCalendarFeed, from: Date, digest: string, coding: ListContentCoding): Promise<Buffer> {
+    const cached = this.bodies.get(`${digest}-${coding}`);
+    if (cached !== undefined) return cached;
+    let text = this.bodies.get(`${digest}-identity`);
+    if (text === undefined) {
+      const events = await this.feeds.events(feed.teamId, from);
+      text = Buffer.from(calendarText({ teamName: feed.teamName, uidHost: this.uidHost, events }), "utf8");
+      this.bodies.set(`${digest}-identity`, text);
+    }
+    if (coding === "identity") return text;
+    const body = compress(text, coding);
+    this.bodies.set(`${digest}-${coding}`, body);
+    return body;
   }
 
   /** Counts a fetch of the feed; over CALENDAR_FEED_RATE_LIMIT_MAX in the window, 429 with Retry-After. */

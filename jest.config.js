@@ -29,6 +29,7 @@ const moduleNameMapper = {
   "^@community/fixtures/testing$": `${__dirname}/packages/fixtures/src/testing/index.ts`,
   "^@community/client$": `${__dirname}/packages/client/src/index.ts`,
   "^@community/db/lists$": `${__dirname}/packages/db/src/lists/index.ts`,
+  "^@community/db/calendar$": `${__dirname}/packages/db/src/calendar/index.ts`,
 };
 
 const project = (dir) => ({

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { calendarText, feedWindowStart, findFeedBySecretHash, readFeedEvents } from "@community/db/calendar";
 // The list statements' own entry: it loads no Prisma client, which the floor does not need.
 import {
   type AnyTeamList,
@@ -86,8 +87,35 @@ function fail(response: ServerResponse, status: number): void {
   response.writeHead(status, { "content-type": "application/problem+json" }).end(JSON.stringify({ status }));
 }
 
+/**
+ * A calendar feed (contract 11.2) from plain SQL: the feed by its secret's hash (the api's
+ * statement, which also notes the fetch), then its events (the api's statement) on every request,
+ * the ETag a digest of those rows, the team's name and the window: what a service without the
+ * lists' versions does to revalidate. The same calendarText writes the 200. No rate limits.
+ */
+async function calendarFeed(request: IncomingMessage, response: ServerResponse, file: string): Promise<void> {
+  const secret = file.endsWith(".ics") ? file.slice(0, -".ics".length) : "";
+  const feed = await findFeedBySecretHash(pool, createHash("sha256").update(secret).digest("hex"));
+  if (feed === undefined) return fail(response, 404);
+  const from = feedWindowStart(new Date());
+  const events = await readFeedEvents(pool, feed.teamId, from);
+  const digest = createHash("sha256")
+    .update(JSON.stringify([feed.teamName, from.getTime(), events]))
+    .digest("base64url");
+  const headers = { etag: `"${digest.slice(0, 27)}"`, "cache-control": "private", vary: "Accept-Encoding" };
+  if (ifNoneMatchMatches(request.headers["if-none-match"], headers.etag)) {
+    response.writeHead(304, headers).end();
+    return;
+  }
+  const body = calendarText({ teamName: feed.teamName, uidHost: "localhost", events });
+  response.writeHead(200, { ...headers, "content-type": "text/calendar; charset=utf-8" }).end(body);
+}
+
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? "/", "http://floor");
+  if (url.pathname.startsWith("/v1/calendar-feeds/")) {
+    return calendarFeed(request, response, url.pathname.slice("/v1/calendar-feeds/".length));
+  }
   const reader = LISTS.get(url.pathname);
   const changes = CHANGES.get(url.pathname);
   if (reader === undefined && changes === undefined) return fail(response, 404);

@@ -1,3 +1,4 @@
+import type { CalendarCaseReport } from "./calendar-cost";
 import type { CaseResult } from "./drive";
 import type { LoadReport } from "./load";
 import type { ServerName } from "./servers";
@@ -73,6 +74,8 @@ export interface SizeReport {
   load: LoadReport;
   peakRssMb: Record<ServerName, number>;
   cases: CaseReport[];
+  /** The calendar feed (contract 11.2), the api against the floor. */
+  calendar?: CalendarCaseReport[];
 }
 
 export interface BenchReport {

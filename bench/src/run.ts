@@ -3,6 +3,7 @@ import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { createDatabase } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
+import { measureCalendar } from "./calendar-cost";
 import { barChartSvg, lineChartSvg } from "./chart";
 import { startCpuWindow } from "./cpu";
 import { type CaseResult, drive, warmUp } from "./drive";
@@ -270,11 +271,23 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
         `${sync.sync.seconds.toFixed(2)} s; full cursor walk: ${sync.walk.requests} requests, ${sync.walk.bytes} bytes, ` +
         `${sync.walk.seconds.toFixed(1)} s (${(sync.walk.bytes / sync.sync.bytes).toFixed(0)}x the bytes)`,
     );
+    // Last: it adds 5,000 events to the large team.
+    const calendar = await measureCalendar({ api: server("api"), floor: server("floor") }, monitor.pool, settings);
+    for (const c of calendar) {
+      const { api, floor } = c.servers;
+      log(
+        `N=${n} ${c.name}: req/s api ${api.requestsPerSecond.median.toFixed(0)}, floor ${floor.requestsPerSecond.median.toFixed(0)}; ` +
+          `api/floor ${c.throughputRatio.median.toFixed(2)} (${c.throughputRatio.min.toFixed(2)}-${c.throughputRatio.max.toFixed(2)}); ` +
+          `CPU ms/req api ${api.serverCpuMsPerRequest.median.toFixed(2)}+pg ${api.postgresCpuMsPerRequest.median.toFixed(2)}, ` +
+          `floor ${floor.serverCpuMsPerRequest.median.toFixed(2)}+pg ${floor.postgresCpuMsPerRequest.median.toFixed(2)}; ` +
+          `non-2xx ${api.bad}/${floor.bad}`,
+      );
+    }
     const peakRssMb = Object.fromEntries(SERVER_NAMES.map((name) => [name, server(name).peakRssMb()])) as Record<
       ServerName,
       number
     >;
-    return { n, load: loadReport, peakRssMb, cases, sync };
+    return { n, load: loadReport, peakRssMb, cases, sync, calendar };
   } finally {
     for (const running of servers.values()) await running.stop();
     await monitor.close();

@@ -148,6 +148,7 @@ export async function startServer(
       // The limiter stays on, with a budget the load cannot exhaust (it measures throughput, not
       // limits), and every request logs its line as in production; the caller may override both.
       RATE_LIMIT_MAX: "10000000",
+      CALENDAR_FEED_RATE_LIMIT_MAX: "1000000",
       LOG_LEVEL: "info",
       // The image's ENV, as `docker run` gives it: the caller's environment may override it.
       ...imageEnv,

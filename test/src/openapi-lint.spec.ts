@@ -25,7 +25,7 @@ describe("docs/openapi.json under redocly lint", () => {
   it("reports no error and no warning", () => {
     const { status, report } = lint("docs/openapi.json");
     expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
-    expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 5 });
+    expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 4 });
     expect(status).toBe(0);
   }, 90_000);
 });

@@ -3,6 +3,7 @@ import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule } 
 import { APP_FILTER, APP_PIPE } from "@nestjs/core";
 import { ScheduleModule } from "@nestjs/schedule";
 import type { DestinationStream } from "pino";
+import { CalendarFeedsModule } from "./calendar-feeds/calendar-feeds.module";
 import { NotFoundModule } from "./common/not-found.module";
 import { ProblemFilter } from "./common/problem.filter";
 import { QueryValidationPipe } from "./common/validation.pipe";
@@ -45,6 +46,7 @@ export class AppModule implements NestModule {
         EventsModule,
         GuidesModule,
         WebhooksModule,
+        CalendarFeedsModule,
         DocsModule,
         ...(config.oauth.builtIn === undefined ? [] : [OAuthModule]),
         // Last: its route takes every path that the routes before it left.

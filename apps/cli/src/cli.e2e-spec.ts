@@ -50,6 +50,27 @@ describe("@community/cli against the running api", () => {
     );
   });
 
+  it("creates, lists, rotates and deletes calendar feeds (calendar-feeds create|list|rotate|delete)", async () => {
+    const env = { [TOKEN_ENV]: TOKENS.runner };
+    const created = await cli(["calendar-feeds", "create", "--name", "Phone", "--format", "json"], env);
+    expect(created.code).toBe(EXIT.ok);
+    const [feed] = JSON.parse(created.stdout) as Array<{ id: string; name: string; url: string; webcal_url: string }>;
+    expect(feed).toMatchObject({
+      name: "Phone",
+      url: expect.stringMatching(/\/v1\/calendar-feeds\/cal_[A-Za-z0-9_-]{43}\.ics$/),
+    });
+    const listed = await cli(["calendar-feeds", "list", "--format", "csv"], env);
+    expect(listed.code).toBe(EXIT.ok);
+    expect(listed.stdout).toContain(feed?.id as string);
+    expect(listed.stdout).not.toContain(/cal_[A-Za-z0-9_-]{43}/.exec(feed?.url ?? "")?.[0] as string);
+    const rotated = await cli(["calendar-feeds", "rotate", feed?.id as string, "--format", "json"], env);
+    expect(JSON.parse(rotated.stdout)[0].url).not.toBe(feed?.url);
+    expect((await cli(["calendar-feeds", "delete", feed?.id as string], env)).code).toBe(EXIT.ok);
+    const gone = await cli(["calendar-feeds", "delete", feed?.id as string], env);
+    expect(gone.code).not.toBe(EXIT.ok);
+    expect(gone.stderr).toMatch(/calendar feed/i);
+  });
+
   it("keeps stderr free of progress when it is not a terminal, and writes the api's items as JSON", async () => {
     const result = await cli(["events", "--all", "--per-page", "7", "--format", "json", "--token", TOKENS.runner]);
     expect(result.code).toBe(EXIT.ok);

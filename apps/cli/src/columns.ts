@@ -1,4 +1,4 @@
-import type { Account, Event, Guide, Price } from "@community/client";
+import type { Account, CalendarFeed, CalendarFeedWithUrl, Event, Guide, Price } from "@community/client";
 
 export type Cell = string | number | boolean | null;
 
@@ -52,3 +52,14 @@ export const GUIDE_COLUMNS: Column<Guide>[] = [
   ...priceColumns<Guide>(),
   ...accountColumns<Guide>(),
 ];
+
+/** A calendar feed; `url` and `webcal_url` only after create and rotate (the secret URL, shown once). */
+export const CALENDAR_FEED_COLUMNS: Column<CalendarFeed & Partial<Pick<CalendarFeedWithUrl, "url" | "webcal_url">>>[] =
+  [
+    { header: "id", value: (f) => f.id, inTable: true },
+    { header: "name", value: (f) => f.name, inTable: true },
+    { header: "created_at", value: (f) => f.created_at, inTable: true },
+    { header: "last_fetched_at", value: (f) => f.last_fetched_at, inTable: true },
+    { header: "url", value: (f) => f.url ?? null, inTable: true },
+    { header: "webcal_url", value: (f) => f.webcal_url ?? null },
+  ];

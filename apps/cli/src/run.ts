@@ -1,4 +1,6 @@
 import {
+  type CalendarFeed,
+  type CalendarFeedWithUrl,
   type Change,
   CLIENT_DEFAULTS,
   type Collection,
@@ -17,7 +19,7 @@ import {
   WalkLimitError,
 } from "@community/client";
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { type Column, EVENT_COLUMNS, GUIDE_COLUMNS } from "./columns";
+import { CALENDAR_FEED_COLUMNS, type Column, EVENT_COLUMNS, GUIDE_COLUMNS } from "./columns";
 import { describeFailure, EXIT } from "./exit-codes";
 import { createItemWriter, FORMATS, type Format, formatItems, loadMeasureWidth } from "./format";
 import { escapeControls, escapeJsonControls } from "./sanitize";
@@ -119,12 +121,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
-  const common = (command: Command) =>
+  const connection = (command: Command) =>
     command
-      .option("--per-page <n>", "items per request, 1-100", integerInRange("--per-page", 1, 100))
       .addOption(new Option("--format <format>", "output format").choices(FORMATS).default("table"))
       .option("--token <token>", `access token (default: $${TOKEN_ENV})`)
       .option("--base-url <url>", `api base URL (default: $${BASE_URL_ENV} or ${DEFAULT_BASE_URL})`);
+  const common = (command: Command) =>
+    connection(command.option("--per-page <n>", "items per request, 1-100", integerInRange("--per-page", 1, 100)));
 
   const listCommand = (name: ListName) =>
     common(
@@ -180,6 +183,29 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       exitCode = options.follow ? await followChanges(GUIDES, options, io) : await changes(GUIDES, options, io);
     }
   });
+
+  const feeds = program
+    .command("calendar-feeds")
+    .description("secret URLs that serve the team's events to calendar applications (create, list, rotate, delete)");
+  const feedCommand = (name: string, description: string) => connection(feeds.command(name).description(description));
+  feedCommand("create", "create a feed and print its secret URL (shown this once)")
+    .option("--name <name>", "a name to tell it apart, 1-100 characters")
+    .action(async (options: ConnectionOptions & { name?: string }) => {
+      exitCode = await calendarFeeds(options, io, (client) => client.create({ name: options.name }).then((f) => [f]));
+    });
+  feedCommand("list", "the feeds you created (never their URLs)").action(async (options: ConnectionOptions) => {
+    exitCode = await calendarFeeds(options, io, (client) => client.list());
+  });
+  feedCommand("rotate", "a new secret URL for a feed; the old one stops at once")
+    .argument("<id>", "the feed's id")
+    .action(async (id: string, options: ConnectionOptions) => {
+      exitCode = await calendarFeeds(options, io, (client) => client.rotate(id).then((f) => [f]));
+    });
+  feedCommand("delete", "delete a feed; its URL stops at once")
+    .argument("<id>", "the feed's id")
+    .action(async (id: string, options: ConnectionOptions) => {
+      exitCode = await calendarFeeds(options, io, (client) => client.delete(id).then(() => []));
+    });
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -340,6 +366,26 @@ async function followChanges<T extends { id: string }, F>(
       if (page.changes.length > 0) write(page.changes);
     }
     io.stderr.write(`next: ${escapeControls(next ?? "")}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    return fail(error, connection.hints, io);
+  }
+}
+
+/** A calendar-feeds subcommand: its request, then the feeds it answered with in the chosen format. */
+async function calendarFeeds(
+  options: ConnectionOptions,
+  io: CliIo,
+  act: (feeds: CommunityClient["calendarFeeds"]) => Promise<Array<CalendarFeed | CalendarFeedWithUrl>>,
+): Promise<number> {
+  const connection = connect(options, io);
+  if (typeof connection === "number") return connection;
+  const width = await loadMeasureWidth();
+  try {
+    const feeds = await act(connection.client.calendarFeeds);
+    if (feeds.length > 0 || options.format !== "table") {
+      io.stdout.write(formatItems(feeds, options.format, CALENDAR_FEED_COLUMNS, width));
+    }
     return EXIT.ok;
   } catch (error) {
     return fail(error, connection.hints, io);

@@ -87,6 +87,23 @@ describe("@community/client against the running api", () => {
     expect((noTeam as NotFoundError).problem?.type).toMatch(/\/no-community-team$/);
   });
 
+  it("creates, lists, rotates and deletes calendar feeds (calendarFeeds)", async () => {
+    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const created = await client.calendarFeeds.create({ name: "Phone" });
+    expect(created).toMatchObject({ name: "Phone", last_fetched_at: null });
+    expect(created.url).toMatch(/\/v1\/calendar-feeds\/cal_[A-Za-z0-9_-]{43}\.ics$/);
+    expect((await fetch(created.url.replace(/^https?:\/\/[^/]+/, baseUrl))).status).toBe(200);
+    expect((await client.calendarFeeds.list()).map((feed) => feed.id)).toContain(created.id);
+    const rotated = await client.calendarFeeds.rotate(created.id);
+    expect(rotated.id).toBe(created.id);
+    expect(rotated.url).not.toBe(created.url);
+    await client.calendarFeeds.delete(created.id);
+    expect((await client.calendarFeeds.list()).map((feed) => feed.id)).not.toContain(created.id);
+    const gone = await client.calendarFeeds.rotate(created.id).catch((e: unknown) => e);
+    expect(gone).toBeInstanceOf(NotFoundError);
+    expect((gone as NotFoundError).problem?.type).toMatch(/\/calendar-feed-not-found$/);
+  });
+
   it("reports a closed port as a network error", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

@@ -11,12 +11,30 @@ import type {
 } from "./collection.ts";
 import { CrossOriginLinkError, UnexpectedResponseError, WalkLimitError } from "./errors.ts";
 import { checkWait, follow, type LoopEnvironment } from "./follow.ts";
-import { get, type HttpOptions, type HttpResponse, jsonBody } from "./http.ts";
+import { get, type HttpOptions, type HttpResponse, jsonBody, send } from "./http.ts";
 import { parseLinkHeader } from "./link-header.ts";
 import { type Sleep, timerSleep } from "./pause.ts";
 import { sync, syncLive } from "./sync.ts";
-import { type Check, changesBody, event, guide, listBody, ShapeError } from "./validate.ts";
-import type { Event, EventFilters, Guide, GuideFilters, Instant, ListName } from "./wire.ts";
+import {
+  type Check,
+  calendarFeedList,
+  calendarFeedWithUrl,
+  changesBody,
+  event,
+  guide,
+  listBody,
+  ShapeError,
+} from "./validate.ts";
+import type {
+  CalendarFeed,
+  CalendarFeedWithUrl,
+  Event,
+  EventFilters,
+  Guide,
+  GuideFilters,
+  Instant,
+  ListName,
+} from "./wire.ts";
 
 export interface ClientOptions {
   /** The api's origin (and path prefix, if any), e.g. http://localhost:3000. */
@@ -55,10 +73,26 @@ export interface CommunityClient {
   listGuides(options?: ListOptions<GuideFilters>): Promise<ListResult<Guide>>;
   events: Collection<Event, EventFilters>;
   guides: Collection<Guide, GuideFilters>;
+  /** The caller's calendar feeds (contract 11.1; a JWT needs the scope community:calendar). */
+  calendarFeeds: CalendarFeeds;
 }
 
 /** A list's path: its name (LIST_NAMES, checked against the domain's definitions in wire.spec.ts) below the team. */
 const pathOf = (list: ListName): string => `/v1/me/community/team/${list}`;
+
+/** Secret URLs that serve the team's events to calendar applications. */
+export interface CalendarFeeds {
+  /** A new feed; its `url` and `webcal_url` are shown in this answer only. */
+  create(options?: { name?: string; signal?: AbortSignal }): Promise<CalendarFeedWithUrl>;
+  /** The caller's feeds, oldest first; never a secret. */
+  list(options?: { signal?: AbortSignal }): Promise<CalendarFeed[]>;
+  /** A new secret URL for the feed; the old one stops at once. */
+  rotate(id: string, options?: { signal?: AbortSignal }): Promise<CalendarFeedWithUrl>;
+  /** Deletes the feed; its URL stops at once. */
+  delete(id: string, options?: { signal?: AbortSignal }): Promise<void>;
+}
+
+const CALENDAR_FEEDS_PATH = "/v1/me/community/team/calendar-feeds";
 
 export function createClient(options: ClientOptions): CommunityClient {
   const http: HttpOptions = {
@@ -200,7 +234,31 @@ export function createClient(options: ClientOptions): CommunityClient {
 
   const events = collection<Event, EventFilters>(pathOf("events"), event);
   const guides = collection<Guide, GuideFilters>(pathOf("guides"), guide);
-  return { listEvents: events.list, listGuides: guides.list, events, guides };
+
+  // A feed id goes into the path as one segment, whatever it holds.
+  const feedUrl = (id?: string, suffix = "") =>
+    `${baseUrl}${CALENDAR_FEEDS_PATH}${id === undefined ? "" : `/${encodeURIComponent(id)}`}${suffix}`;
+  const call = (method: string, url: string, body: unknown, signal?: AbortSignal) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${options.token}`, Accept: "application/json" };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    return send(method, url, headers, body === undefined ? undefined : JSON.stringify(body), http, signal);
+  };
+  const calendarFeeds: CalendarFeeds = {
+    async create({ name, signal } = {}) {
+      const response = await call("POST", feedUrl(), name === undefined ? {} : { name }, signal);
+      return validated(response, calendarFeedWithUrl);
+    },
+    async list({ signal } = {}) {
+      return validated(await call("GET", feedUrl(), undefined, signal), calendarFeedList).calendar_feeds;
+    },
+    async rotate(id, { signal } = {}) {
+      return validated(await call("POST", feedUrl(id, "/rotate"), undefined, signal), calendarFeedWithUrl);
+    },
+    async delete(id, { signal } = {}) {
+      await call("DELETE", feedUrl(id), undefined, signal);
+    },
+  };
+  return { listEvents: events.list, listGuides: guides.list, events, guides, calendarFeeds };
 }
 
 function validated<B>(response: HttpResponse, check: Check<B>): B {

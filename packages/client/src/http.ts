@@ -32,9 +32,24 @@ export interface HttpResponse {
  * and its whole body within `timeoutMs` and at most `maxBodyBytes`; redirects are not followed,
  * so the token goes nowhere but the URL asked for. Error statuses become typed errors.
  */
-export async function get(
+export function get(
   url: string,
   headers: Record<string, string>,
+  options: HttpOptions,
+  signal?: AbortSignal,
+): Promise<HttpResponse> {
+  return send("GET", url, headers, undefined, options, signal);
+}
+
+/**
+ * One request of any method, as `get` (a 429 or 503 was not acted on, so repeating it after
+ * Retry-After is safe whatever the method).
+ */
+export async function send(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
   options: HttpOptions,
   signal?: AbortSignal,
 ): Promise<HttpResponse> {
@@ -49,7 +64,7 @@ export async function get(
     };
     let response: Response;
     try {
-      response = await options.fetch(url, { headers, signal: combined, redirect: "manual" });
+      response = await options.fetch(url, { method, headers, body, signal: combined, redirect: "manual" });
     } catch (error) {
       const reason = failed(error);
       throw reason === error ? new NetworkError(url, { cause: error }) : reason;
@@ -70,7 +85,10 @@ export async function get(
     }
     let text: string;
     try {
-      text = response.status === 304 ? "" : await readText(response, url, options.maxBodyBytes, combined);
+      text =
+        response.status === 304 || response.status === 204
+          ? ""
+          : await readText(response, url, options.maxBodyBytes, combined);
     } catch (error) {
       throw failed(error);
     }

@@ -1,5 +1,7 @@
 import type {
   Account,
+  CalendarFeed,
+  CalendarFeedWithUrl,
   Change,
   CursorPagination,
   Event,
@@ -47,6 +49,11 @@ const timestamp: Check<string> = (value, path) => {
   }
   return value;
 };
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
+const instant: Check<string> = (value, path) => {
+  if (typeof value !== "string" || !INSTANT.test(value)) throw new ShapeError(path, "an RFC 3339 UTC instant", value);
+  return value;
+};
 const number: Check<number> = (value, path) => {
   if (typeof value !== "number" || !Number.isFinite(value)) throw new ShapeError(path, "a number", value);
   return value;
@@ -90,6 +97,22 @@ export const object =
     }
     return value as T;
   };
+
+export const calendarFeed = object<CalendarFeed>({
+  id: string,
+  name: nullable(string),
+  created_at: instant,
+  last_fetched_at: nullable(instant),
+});
+export const calendarFeedWithUrl = object<CalendarFeedWithUrl>({
+  id: string,
+  name: nullable(string),
+  created_at: instant,
+  last_fetched_at: nullable(instant),
+  url: string,
+  webcal_url: string,
+});
+export const calendarFeedList = object<{ calendar_feeds: CalendarFeed[] }>({ calendar_feeds: arrayOf(calendarFeed) });
 
 const price = object<Price>({ value: number, value_in_cents: integer, currency: string });
 

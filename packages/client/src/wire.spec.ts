@@ -19,7 +19,9 @@ const sameShapes: [
   >,
   Same<Wire.WebhookNotice, Domain.WebhookNotice>,
   Same<Wire.ListName, Domain.ListName>,
-] = [true, true, true, true, true, true, true, true, true, true];
+  Same<Wire.CalendarFeed, Domain.CalendarFeedResource>,
+  Same<Wire.CalendarFeedWithUrl, Domain.CalendarFeedWithUrl>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
 
 describe("the client's wire types", () => {
   it("name the statuses of contract 9.2", () => {

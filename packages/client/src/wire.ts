@@ -131,3 +131,22 @@ export interface WebhookNotice {
     changes: string;
   };
 }
+
+/** A calendar feed (contract 11.1): never its secret. */
+export interface CalendarFeed {
+  id: string;
+  /** The name given at creation; null when none was. */
+  name: string | null;
+  /** RFC 3339, UTC, with milliseconds. */
+  created_at: string;
+  /** When it was last fetched (updated at most every 5 minutes); null before the first fetch. */
+  last_fetched_at: string | null;
+}
+
+/** A feed just created or rotated: its secret URL, shown this once. */
+export interface CalendarFeedWithUrl extends CalendarFeed {
+  /** `<base URL>/v1/calendar-feeds/<secret>.ics`: whoever holds it reads the team's events. */
+  url: string;
+  /** The same with `webcal://`, which calendar applications open as a subscription. */
+  webcal_url: string;
+}

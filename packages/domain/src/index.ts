@@ -1,3 +1,4 @@
+export * from "./calendar-feed-schemas";
 export * from "./currency";
 export * from "./entities";
 export * from "./fixture";

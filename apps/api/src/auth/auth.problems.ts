@@ -1,4 +1,4 @@
-import { READ_SCOPE, WEBHOOKS_SCOPE } from "@community/domain";
+import { CALENDAR_SCOPE, READ_SCOPE, WEBHOOKS_SCOPE } from "@community/domain";
 import { challengeHeader, ProblemException, type ProblemType, REALM } from "../common/problems";
 
 /** The api's bearer authentication: its problem types. */
@@ -15,7 +15,7 @@ export const AUTH_PROBLEMS = {
     type: "insufficient-scope",
     status: 403,
     title: "Insufficient scope",
-    docs: `The access token (a JWT) does not carry the scope the endpoint needs: ${READ_SCOPE} for the lists, ${WEBHOOKS_SCOPE} for the webhooks (error="insufficient_scope" in the challenge).`,
+    docs: `The access token (a JWT) does not carry the scope the endpoint needs: ${READ_SCOPE} for the lists, ${WEBHOOKS_SCOPE} for the webhooks, ${CALENDAR_SCOPE} for the calendar feeds (error="insufficient_scope" in the challenge).`,
     headers: challengeHeader({ pattern: '^Bearer realm="api"', examples: [`${REALM}, error="insufficient_scope"`] }),
     example: { detail: `The access token does not grant the scope ${READ_SCOPE}` },
   },

@@ -97,6 +97,15 @@ describe(prepareDatabase.name, () => {
         .set("Authorization", `Bearer ${DEMO_TOKENS.runners.token}`);
       expect(response.status).toBe(200);
       expect(response.body.guides).toHaveLength(5);
+      // The demo's upcoming events are dated from today: a newcomer's first calendar feed is not empty.
+      const feed = await request(app.getHttpServer() as App)
+        .post("/v1/me/community/team/calendar-feeds")
+        .set("Authorization", `Bearer ${DEMO_TOKENS.runners.token}`)
+        .send({});
+      expect(feed.status).toBe(201);
+      const calendar = await request(app.getHttpServer() as App).get(new URL(feed.body.url).pathname);
+      expect(calendar.status).toBe(200);
+      expect(calendar.text.match(/BEGIN:VEVENT/g)?.length).toBeGreaterThanOrEqual(10);
       await app.close();
       // A marker row proves the second start reuses the data rather than reloading it.
       await first.database.prisma.team.update({ where: { id: demo.teams[0]?.id }, data: { name: "Renamed" } });

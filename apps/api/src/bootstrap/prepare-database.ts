@@ -173,7 +173,8 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
     // The demo clients may send browsers back to this start's PUBLIC_URL (or port), on every start.
     const origins = demoOrigins(config.oauth.publicUrl);
     if (config.embeddedSeedDemo && (await database.prisma.team.count()) === 0) {
-      const counts = await loadFixture(database.prisma, demoFixture(origins));
+      // Upcoming events dated from today, so that a calendar feed of the demo shows them.
+      const counts = await loadFixture(database.prisma, demoFixture(origins, { calendarDay: new Date() }));
       logger.log(`loaded the demo data into the empty embedded database: ${JSON.stringify(counts)}`);
       seededDemo = true;
     } else if (config.embeddedSeedDemo) {

@@ -12,6 +12,7 @@ import {
   ProblemException,
   ServiceUnavailableException,
 } from "./problems";
+import { redactSecretPaths } from "./secret-paths";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8";
 
@@ -53,7 +54,7 @@ export class ProblemFilter implements ExceptionFilter {
     response
       .status(problem.status)
       .type(PROBLEM_CONTENT_TYPE)
-      .send(this.body(problem, problemInstance(request.originalUrl)));
+      .send(this.body(problem, problemInstance(redactSecretPaths(request.originalUrl))));
   }
 
   /** The problem+json body of `problem`; `instance` never carries a query parameter but page and per_page. */
@@ -81,7 +82,9 @@ export class ProblemFilter implements ExceptionFilter {
     if (failure !== undefined) {
       // One line, no stack: the cause is outside the code (an outage or an overloaded database).
       const reason = exception instanceof Error ? exception.message : String(exception);
-      this.logger.warn(`database ${failure} during ${request.method} ${boundedPath(request.path)}: ${reason}`);
+      this.logger.warn(
+        `database ${failure} during ${request.method} ${boundedPath(redactSecretPaths(request.path))}: ${reason}`,
+      );
       return new ServiceUnavailableException(
         this.config.retryAfterSeconds,
         failure === "saturated" ? "The database is too busy to answer in time; try again later" : undefined,
@@ -97,7 +100,7 @@ export class ProblemFilter implements ExceptionFilter {
       );
     }
     this.logger.error(
-      `unexpected failure during ${request.method} ${boundedPath(request.path)}`,
+      `unexpected failure during ${request.method} ${boundedPath(redactSecretPaths(request.path))}`,
       exception instanceof Error ? exception.stack : String(exception),
     );
     return new InternalProblemException();

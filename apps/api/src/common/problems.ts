@@ -1,4 +1,5 @@
 import { type Problem } from "@community/domain";
+import { redactSecretPaths } from "./secret-paths";
 
 /**
  * Problem types (contract section 7) and the typed exceptions code throws. Each problem type is
@@ -108,6 +109,24 @@ export const COMMON_PROBLEMS = {
     docs: "The request declares a body larger than BODY_LIMIT_BYTES (no endpoint takes a body).",
     example: { detail: "Request bodies are limited to 102400 bytes" },
   },
+  InvalidBody: {
+    type: "invalid-body",
+    status: 400,
+    title: "Invalid request body",
+    docs: "The body is not a JSON object with valid fields: for a webhook, a valid `url` (https, no credentials, not an address in a refused range unless its host is allowed), a non-empty subset of `lists` and a short `description`; for a calendar feed, an optional `name` of 1 to 100 characters. `errors` lists every invalid field.",
+    requires: ["errors"],
+    example: {
+      detail: "url must use https",
+      errors: [{ parameter: "url", message: "must use https" }],
+    },
+  },
+  UnsupportedMediaType: {
+    type: "unsupported-media-type",
+    status: 415,
+    title: "Unsupported media type",
+    docs: "The body is not sent as application/json.",
+    example: { detail: "The body must be sent as Content-Type: application/json" },
+  },
 } as const satisfies Record<string, ProblemType>;
 
 /** Code throws these (or a subclass); ProblemFilter alone turns them into responses. */
@@ -163,7 +182,7 @@ export class NotFoundProblemException extends ProblemException {
   /** No route serves this path. HEAD is named GET, so that HEAD's headers match GET's body. */
   static at(request: { method: string; path: string }): NotFoundProblemException {
     return new NotFoundProblemException(
-      `No resource at ${request.method === "HEAD" ? "GET" : request.method} ${request.path}`,
+      `No resource at ${request.method === "HEAD" ? "GET" : request.method} ${redactSecretPaths(request.path)}`,
     );
   }
 }
@@ -183,5 +202,18 @@ export class ServiceUnavailableException extends ProblemException {
 export class InternalProblemException extends ProblemException {
   constructor() {
     super(COMMON_PROBLEMS.Internal, "An unexpected error occurred");
+  }
+}
+
+/** A JSON body that fails validation: every bad field at once. */
+export class InvalidBodyException extends FieldErrorsException {
+  constructor(errors: ParameterError[]) {
+    super(COMMON_PROBLEMS.InvalidBody, errors);
+  }
+}
+
+export class UnsupportedMediaTypeException extends ProblemException {
+  constructor() {
+    super(COMMON_PROBLEMS.UnsupportedMediaType, "The body must be sent as Content-Type: application/json");
   }
 }

@@ -112,6 +112,9 @@ describe(loadConfig.name, () => {
       WEBHOOK_LOG_RETENTION_DAYS: "7",
       WEBHOOK_SWEEP_INTERVAL_SECONDS: "10",
       WEBHOOK_STALE_LOCK_SECONDS: "30",
+      CALENDAR_FEED_RATE_LIMIT_MAX: "120",
+      CALENDAR_FEED_RATE_LIMIT_WINDOW_SECONDS: "1800",
+      CALENDAR_FEEDS_MAX: "3",
     });
     expect(config).toEqual({
       port: 8080,
@@ -176,7 +179,15 @@ describe(loadConfig.name, () => {
         sweepIntervalSeconds: 10,
         staleLockSeconds: 30,
       },
+      calendarFeeds: { rateLimitMax: 120, rateLimitWindowSeconds: 1800, feedsMax: 3 },
     });
+  });
+
+  it("refuses a calendar feed limit out of range, naming the variable", () => {
+    expect(() => loadConfig({ CALENDAR_FEED_RATE_LIMIT_WINDOW_SECONDS: "0" })).toThrow(
+      /CALENDAR_FEED_RATE_LIMIT_WINDOW_SECONDS must be an integer between 1 and 86400/,
+    );
+    expect(() => loadConfig({ CALENDAR_FEEDS_MAX: "many" })).toThrow(/CALENDAR_FEEDS_MAX must be an integer/);
   });
 
   it("refuses a webhook stale-lock time no longer than an attempt, and a bad schedule or host, naming the variable", () => {

@@ -454,6 +454,9 @@ export const EnvSchema = z.object({
   WEBHOOK_LOG_RETENTION_DAYS: integer("WEBHOOK_LOG_RETENTION_DAYS", 1, 3_650, 30),
   WEBHOOK_SWEEP_INTERVAL_SECONDS: integer("WEBHOOK_SWEEP_INTERVAL_SECONDS", 1, 3_600, 30),
   WEBHOOK_STALE_LOCK_SECONDS: integer("WEBHOOK_STALE_LOCK_SECONDS", 2, 3_600, 60),
+  CALENDAR_FEED_RATE_LIMIT_MAX: integer("CALENDAR_FEED_RATE_LIMIT_MAX", 0, 1_000_000, 60),
+  CALENDAR_FEED_RATE_LIMIT_WINDOW_SECONDS: integer("CALENDAR_FEED_RATE_LIMIT_WINDOW_SECONDS", 1, 86_400, 3_600),
+  CALENDAR_FEEDS_MAX: integer("CALENDAR_FEEDS_MAX", 1, 1_000, 10),
   ...TracingEnvSchema.shape,
 });
 
@@ -565,6 +568,16 @@ export interface AppConfig {
   sync: SyncConfig;
   /** Webhooks (contract 10.2): where notices may go, how they are retried, who sends them. */
   webhooks: WebhooksConfig;
+  /** Calendar feeds (contract 11): the per-feed rate limit and the feeds per user. */
+  calendarFeeds: CalendarFeedsConfig;
+}
+
+export interface CalendarFeedsConfig {
+  /** Fetches of one feed per window (CALENDAR_FEED_RATE_LIMIT_MAX; 0: no per-feed limit). */
+  rateLimitMax: number;
+  rateLimitWindowSeconds: number;
+  /** Feeds one user may hold (CALENDAR_FEEDS_MAX). */
+  feedsMax: number;
 }
 
 export interface SyncConfig {
@@ -822,6 +835,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       logRetentionSeconds: e.WEBHOOK_LOG_RETENTION_DAYS * 86_400,
       sweepIntervalSeconds: e.WEBHOOK_SWEEP_INTERVAL_SECONDS,
       staleLockSeconds: e.WEBHOOK_STALE_LOCK_SECONDS,
+    },
+    calendarFeeds: {
+      rateLimitMax: e.CALENDAR_FEED_RATE_LIMIT_MAX,
+      rateLimitWindowSeconds: e.CALENDAR_FEED_RATE_LIMIT_WINDOW_SECONDS,
+      feedsMax: e.CALENDAR_FEEDS_MAX,
     },
   };
 }

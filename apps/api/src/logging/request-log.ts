@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { redactSecretPaths } from "../common/secret-paths";
 import { requestTraceId } from "../tracing/request-trace";
 import { boundedPath } from "./bounded-path";
 import type { RequestWithId } from "./request-id";
@@ -17,13 +18,14 @@ export type LoggedRequest = RequestWithId & {
 const PROBES = new Set(["/health/live", "/health/ready", "/metrics"]);
 
 /**
- * The request's path without its query. From originalUrl: a middleware mounted on a pattern sees
- * `url` and `path` without the part it matched, and a request it answers (413, 503) is logged there.
+ * The request's path without its query, secrets replaced (a calendar feed's). From originalUrl: a
+ * middleware mounted on a pattern sees `url` and `path` without the part it matched, and a request
+ * it answers (413, 503) is logged there.
  */
 function requestPath(request: LoggedRequest): string {
   const url = request.originalUrl ?? request.url ?? "";
   const query = url.indexOf("?");
-  return query === -1 ? url : url.slice(0, query);
+  return redactSecretPaths(query === -1 ? url : url.slice(0, query));
 }
 
 /**

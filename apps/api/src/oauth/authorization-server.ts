@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isDatabaseUnavailableError, verifySecret } from "@community/db";
-import { READ_SCOPE, WEBHOOKS_SCOPE } from "@community/domain";
+import { CALENDAR_SCOPE, READ_SCOPE, WEBHOOKS_SCOPE } from "@community/domain";
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from "@nestjs/common";
 import { GRANT_ID_CLAIM } from "../auth/jwt-access-token.verifier";
 import { APP_CONFIG, type AppConfig, type OAuthConfig } from "../config/config";
@@ -137,7 +137,7 @@ export async function createAuthorizationServer(
       id_token_signed_response_alg: SIGNING_ALGORITHM,
     },
     responseTypes: ["code"],
-    scopes: ["openid", "offline_access", READ_SCOPE, WEBHOOKS_SCOPE],
+    scopes: ["openid", "offline_access", READ_SCOPE, WEBHOOKS_SCOPE, CALENDAR_SCOPE],
     claims: { openid: ["sub"], profile: ["name"] },
     findAccount: async (_ctx, sub) => {
       const user = await users.findProfile(sub);
@@ -171,7 +171,7 @@ export async function createAuthorizationServer(
         getResourceServerInfo: (_ctx, resource) => {
           if (resource !== builtIn.audience) throw new errors.InvalidTarget();
           return {
-            scope: `${READ_SCOPE} ${WEBHOOKS_SCOPE}`,
+            scope: `${READ_SCOPE} ${WEBHOOKS_SCOPE} ${CALENDAR_SCOPE}`,
             audience: builtIn.audience,
             accessTokenTTL: oauth.accessTokenTtlSeconds,
             accessTokenFormat: "jwt",

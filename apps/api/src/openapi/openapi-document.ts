@@ -1,4 +1,5 @@
 import {
+  CALENDAR_SCOPE,
   CHANGES_WAIT,
   type ListDefinition,
   PAGINATION,
@@ -8,6 +9,7 @@ import {
   wireJsonSchemas,
 } from "@community/domain";
 import { DEMO_TOKENS } from "@community/fixtures";
+import { calendarFeedPaths } from "./calendar-feed-paths";
 import type { ProblemName } from "./problem-catalogue";
 import { problemComponents, problemRefs } from "./problem-responses";
 import { webhookNotices, webhookPaths } from "./webhook-paths";
@@ -317,6 +319,7 @@ export function buildOpenApiDocument(): Json {
     tags: [
       ...TEAM_LIST_DEFINITIONS.map((spec) => ({ name: spec.name, description: `The team's ${spec.name}` })),
       { name: "webhooks", description: "Signed notices that a list changed (Standard Webhooks)" },
+      { name: "calendar feeds", description: "The team's events as iCalendar feeds behind secret URLs" },
       { name: "operations", description: "Health probes for the platform" },
     ],
     paths: {
@@ -327,6 +330,7 @@ export function buildOpenApiDocument(): Json {
         ]),
       ),
       ...webhookPaths(),
+      ...calendarFeedPaths(),
       ...operationsPaths(),
     },
     webhooks: webhookNotices(),
@@ -387,6 +391,8 @@ export function buildOpenApiDocument(): Json {
         "WebhookLimit",
         "WebhookInactive",
         "WebhooksUnavailable",
+        "CalendarFeedNotFound",
+        "CalendarFeedLimit",
       ]),
       securitySchemes: {
         bearer: {
@@ -405,6 +411,7 @@ export function buildOpenApiDocument(): Json {
               scopes: {
                 [READ_SCOPE]: "Read the events and guides of your community team",
                 [WEBHOOKS_SCOPE]: "Subscribe to, list and manage webhooks of your community team's lists",
+                [CALENDAR_SCOPE]: "Create, list, rotate and delete calendar feeds of your community team's events",
               },
             },
           },

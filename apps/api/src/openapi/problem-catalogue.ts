@@ -1,4 +1,5 @@
 import { AUTH_PROBLEMS } from "../auth/auth.problems";
+import { CALENDAR_FEED_PROBLEMS } from "../calendar-feeds/calendar-feeds.problems";
 import { COMMON_PROBLEMS } from "../common/problems";
 import { HEALTH_PROBLEMS } from "../health/health.problems";
 import { METRICS_PROBLEMS } from "../metrics/metrics.problems";
@@ -15,6 +16,7 @@ import { WEBHOOK_PROBLEMS } from "../webhooks/webhooks.problems";
 export const PROBLEM_CATALOGUE = {
   ...COMMON_PROBLEMS,
   ...AUTH_PROBLEMS,
+  ...CALENDAR_FEED_PROBLEMS,
   ...HEALTH_PROBLEMS,
   ...METRICS_PROBLEMS,
   ...OAUTH_PROBLEMS,

@@ -38,7 +38,8 @@ import { SpentBudgetRefusal } from "./spent-budget-refusal";
     SpentBudgetRefusal,
     { provide: APP_GUARD, useClass: RateLimitGuard },
   ],
-  exports: [SpentBudgetRefusal],
+  // The calendar feeds spend the same failed-authentication budget for a secret that opens nothing.
+  exports: [SpentBudgetRefusal, FailedAuthBudget],
 })
 export class RateLimitModule implements OnModuleInit {
   constructor(

@@ -17,6 +17,7 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
+import { redactSecretPaths } from "../common/secret-paths";
 import type { TracingConfig } from "../config/config";
 import { setRequestTraceId } from "./request-trace";
 
@@ -82,7 +83,20 @@ export function startTracing(config: TracingConfig): Tracing {
         disableOutgoingRequestInstrumentation: true,
         redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
         requestHook: (span, request) => {
-          if (request instanceof IncomingMessage) setRequestTraceId(request, span.spanContext().traceId);
+          if (!(request instanceof IncomingMessage)) return;
+          setRequestTraceId(request, span.spanContext().traceId);
+          // A calendar feed's path is its secret: the span keeps the path with it replaced.
+          const url = request.url ?? "";
+          const redacted = redactSecretPaths(url);
+          if (redacted !== url) {
+            const host = request.headers.host ?? "";
+            span.setAttributes({
+              "http.target": redacted,
+              "url.path": redacted.split("?")[0] ?? redacted,
+              "http.url": `http://${host}${redacted}`,
+              "url.full": `http://${host}${redacted}`,
+            });
+          }
         },
       }),
       // Request handlers only (the matched route names the server span): no span for each of the

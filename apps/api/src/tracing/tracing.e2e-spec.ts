@@ -69,6 +69,12 @@ describe("tracing", () => {
       });
       expect(response.status).toBe(200);
       const requestId = response.headers.get("x-request-id");
+      // A calendar feed's path carries its secret (contract 11.2): no span may.
+      const feedSecret = `cal_${randomBytes(32).toString("base64url")}`;
+      const feed = await fetch(`http://127.0.0.1:${port}/v1/calendar-feeds/${feedSecret}.ics`, {
+        headers: { traceparent },
+      });
+      expect(feed.status).toBe(404);
       // The authorization server: oidc-provider, an ES module loaded with import().
       const discovery = await fetch(`http://127.0.0.1:${port}/oauth/.well-known/openid-configuration`);
       api.kill("SIGTERM");
@@ -79,6 +85,7 @@ describe("tracing", () => {
         packages: entries.find((entry) => entry.msg === "loaded packages")?.packages as string[],
         stderr: api.stderr,
         discoveryStatus: discovery.status,
+        feedSecret,
       };
     } finally {
       api.kill("SIGKILL");
@@ -145,6 +152,13 @@ describe("tracing", () => {
       expect(exported).not.toContain(TOKENS.runner);
       expect(exported).not.toContain("Bearer");
       expect(exported).not.toContain("user_runner");
+    });
+
+    it("exports a calendar feed's path with its secret replaced", () => {
+      const exported = receiver.bodies.join("\n");
+      expect(exported).not.toContain(result.feedSecret);
+      expect(exported).not.toContain(result.feedSecret.slice(4, 24));
+      expect(exported).toContain("/v1/calendar-feeds/REDACTED.ics");
     });
 
     it("leaves the ES module path working: the authorization server answers", () => {

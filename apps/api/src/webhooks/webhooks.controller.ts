@@ -25,11 +25,11 @@ import {
 import type { Request, Response } from "express";
 import { type AuthenticatedRequest, BearerAuthGuard } from "../auth/bearer-auth.guard";
 import { AcceptJsonGuard } from "../common/accept-json.guard";
+import { JsonBodyInterceptor, JsonBodyValidationPipe } from "../common/json-body";
 import { Public, RequiredScope } from "../common/public.decorator";
 import { MethodNotAllowedException, NoCommunityTeamException } from "../team-lists/team-lists.problems";
 import { CreateWebhookDto } from "./dto/create-webhook.dto";
 import { DeliveriesQueryDto } from "./dto/deliveries-query.dto";
-import { WebhookBodyInterceptor, WebhookBodyValidationPipe } from "./webhook-body";
 import { deliveriesPage, deliveryResource, webhookResource } from "./webhook-resources";
 import { WebhooksService } from "./webhooks.service";
 
@@ -38,8 +38,8 @@ export const WEBHOOKS_PATH = "v1/me/community/team/webhooks";
 /**
  * `/v1/me/community/team/webhooks` (contract 10.2): the caller's subscriptions, each visible to
  * the user and client that created it only. Behind the bearer token (passport) with the scope
- * community:webhooks, then Accept (406); bodies are JSON (WebhookBodyInterceptor) validated by
- * class-validator (WebhookBodyValidationPipe), queries by the global ValidationPipe.
+ * community:webhooks, then Accept (406); bodies are JSON (JsonBodyInterceptor) validated by
+ * class-validator (JsonBodyValidationPipe), queries by the global ValidationPipe.
  */
 @Controller(WEBHOOKS_PATH)
 @UseGuards(BearerAuthGuard, AcceptJsonGuard)
@@ -48,8 +48,8 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @UseInterceptors(WebhookBodyInterceptor)
-  @UsePipes(WebhookBodyValidationPipe)
+  @UseInterceptors(JsonBodyInterceptor)
+  @UsePipes(JsonBodyValidationPipe)
   async create(
     @Body() body: CreateWebhookDto,
     @Req() request: AuthenticatedRequest,

@@ -1,26 +1,8 @@
-import { FieldErrorsException, type ParameterError, ProblemException, type ProblemType } from "../common/problems";
+import { FieldErrorsException, ProblemException, type ProblemType } from "../common/problems";
 
 /** The webhooks' problem types (contract 10.2). */
 // Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
 export const WEBHOOK_PROBLEMS = {
-  InvalidBody: {
-    type: "invalid-body",
-    status: 400,
-    title: "Invalid request body",
-    docs: "The body is not a JSON object with a valid `url` (https, no credentials, not an address in a refused range unless its host is allowed) and a non-empty subset of `lists`, or `description` is not a short string; `errors` lists every invalid field.",
-    requires: ["errors"],
-    example: {
-      detail: "url must use https",
-      errors: [{ parameter: "url", message: "must use https" }],
-    },
-  },
-  UnsupportedMediaType: {
-    type: "unsupported-media-type",
-    status: 415,
-    title: "Unsupported media type",
-    docs: "The body is not sent as application/json.",
-    example: { detail: "The body must be sent as Content-Type: application/json" },
-  },
   WebhookNotFound: {
     type: "webhook-not-found",
     status: 404,
@@ -61,19 +43,6 @@ export const WEBHOOK_PROBLEMS = {
     example: { detail: "Webhooks need PostgreSQL: set DATABASE_URL" },
   },
 } as const satisfies Record<string, ProblemType>;
-
-/** A webhook body that fails validation: every bad field at once. */
-export class InvalidBodyException extends FieldErrorsException {
-  constructor(errors: ParameterError[]) {
-    super(WEBHOOK_PROBLEMS.InvalidBody, errors);
-  }
-}
-
-export class UnsupportedMediaTypeException extends ProblemException {
-  constructor() {
-    super(WEBHOOK_PROBLEMS.UnsupportedMediaType, "The body must be sent as Content-Type: application/json");
-  }
-}
 
 export class WebhookNotFoundException extends ProblemException {
   constructor(what: "subscription" | "delivery" = "subscription") {

@@ -2,6 +2,7 @@ import type { Database } from "@community/db";
 import type { ListName } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import type { Member } from "../auth/member";
+import { InvalidBodyException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
 import type { CreateWebhookDto } from "./dto/create-webhook.dto";
@@ -19,7 +20,6 @@ import {
   WebhookSubscriptionsRepository,
 } from "./webhook-subscriptions.repository";
 import {
-  InvalidBodyException,
   WebhookInactiveException,
   WebhookLimitException,
   WebhookNotFoundException,

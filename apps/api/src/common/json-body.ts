@@ -8,23 +8,23 @@ import {
 import { json } from "body-parser";
 import type { Request, Response } from "express";
 import type { Observable } from "rxjs";
-import { validationOptions } from "../common/validation.pipe";
 import { PayloadTooLargeException } from "../security/security.problems";
-import { InvalidBodyException, UnsupportedMediaTypeException } from "./webhooks.problems";
+import { InvalidBodyException, UnsupportedMediaTypeException } from "./problems";
+import { validationOptions } from "./validation.pipe";
 
-/** A subscription's body holds a URL, two list names and a short description. */
-export const WEBHOOK_BODY_LIMIT_BYTES = 16 * 1024;
+/** The bodies the api takes are small objects (a webhook's URL and lists, a calendar feed's name). */
+export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
 
-const parseJson = json({ limit: WEBHOOK_BODY_LIMIT_BYTES, strict: true, type: () => true });
+const parseJson = json({ limit: JSON_BODY_LIMIT_BYTES, strict: true, type: () => true });
 
 /**
  * Parses the JSON body of the route it intercepts (the api has no global body parser), after the
  * guards (a request without a valid token is a 401 whatever its body): only `application/json`
- * (415 otherwise), at most WEBHOOK_BODY_LIMIT_BYTES (413), and then the DTO's pipe wants an object
+ * (415 otherwise), at most JSON_BODY_LIMIT_BYTES (413), and then the DTO's pipe wants an object
  * (400 invalid-body naming `body` for malformed JSON, another JSON value or no body).
  */
 @Injectable()
-export class WebhookBodyInterceptor implements NestInterceptor {
+export class JsonBodyInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
@@ -47,18 +47,20 @@ export class WebhookBodyInterceptor implements NestInterceptor {
 
 function bodyProblem(error: unknown): Error {
   const { status, type } = error as { status?: number; type?: string };
-  if (status === 413) return new PayloadTooLargeException(WEBHOOK_BODY_LIMIT_BYTES);
+  if (status === 413) return new PayloadTooLargeException(JSON_BODY_LIMIT_BYTES);
   const message = type === "entity.parse.failed" ? "must be a JSON object" : "cannot be read";
   return new InvalidBodyException([{ parameter: "body", message }]);
 }
 
-/** Validates a webhooks body DTO; an invalid one is an invalid-body problem naming every bad field. */
-export class WebhookBodyValidationPipe extends ValidationPipe {
-  constructor() {
+/** Validates a body DTO; an invalid one is an invalid-body problem naming every bad field. */
+export class JsonBodyValidationPipe extends ValidationPipe {
+  /** `optional`: a request without a body is validated as an empty object. */
+  constructor(private readonly body: { optional: boolean } = { optional: false }) {
     super(validationOptions((errors) => new InvalidBodyException(errors)));
   }
 
   override async transform(value: unknown, metadata: Parameters<ValidationPipe["transform"]>[1]): Promise<unknown> {
+    if (metadata.type === "body" && value === undefined && this.body.optional) return super.transform({}, metadata);
     if (metadata.type === "body" && (typeof value !== "object" || value === null || Array.isArray(value))) {
       throw new InvalidBodyException([{ parameter: "body", message: "must be a JSON object" }]);
     }

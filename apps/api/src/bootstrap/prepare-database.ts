@@ -55,10 +55,6 @@ function open(config: AppConfig, url: string, poolMax: number, logger: Logger, r
     poolMax,
     ...databaseLimits(config),
     onIdleError: (error) => logger.warn(`idle database connection failed: ${error.message}`),
-    onStatementsUnnamed: (error) =>
-      logger.warn(
-        `the database connections do not keep prepared statements (${error.message}): statements are sent unnamed from now on; set DATABASE_PREPARED_STATEMENTS=false behind a transaction pooler to skip the first try`,
-      ),
   });
 }
 

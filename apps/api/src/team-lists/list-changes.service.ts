@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, prismaStatements } from "@community/db";
 import {
   type AnyTeamList,
   type ChangePage,
@@ -114,7 +114,7 @@ export class ListChangesService {
       const state = team.lists?.[spec.list];
       const position =
         state === undefined
-          ? await currentChangePosition(this.database.statements, { list: spec.list, teamId })
+          ? await currentChangePosition(prismaStatements(this.database.prisma), { list: spec.list, teamId })
           : { base: state?.version ?? "0" };
       return body(
         [],
@@ -180,7 +180,7 @@ export class ListChangesService {
 
   /** For callers whose authentication did not read it (JWT): one statement. */
   private async membership(userId: string, teamId: string): Promise<{ teamSince: number; now: number }> {
-    const { rows } = await this.database.pool.query<MembershipRow>(MEMBERSHIP_SQL, [userId]);
+    const { rows } = await prismaStatements(this.database.prisma).query<MembershipRow>(MEMBERSHIP_SQL, [userId]);
     const row = rows[0];
     // The team moved between the authentication and now: answer as the next request would.
     if (row === undefined || row.team_id !== teamId) throw new SyncExpiredException("was issued for another team");
@@ -190,17 +190,17 @@ export class ListChangesService {
   /**
    * From the read pool (the replica, which falls back to the primary when unreachable) when it
    * holds the position's states, else from the primary, which decides: never a gap. Both as named
-   * statements (Database.preparedReads and .statements), planned once per connection.
+   * statements (Prisma's raw queries on Database.prismaReads and .prisma), planned once per connection.
    */
   private async read(spec: AnyTeamList, teamId: string, position: ChangePosition, limit: number) {
     if (this.database.replica !== undefined) {
       try {
-        return await readChanges(this.database.preparedReads, spec, teamId, position, limit);
+        return await readChanges(prismaStatements(this.database.prismaReads), spec, teamId, position, limit);
       } catch (error) {
         if (!(error instanceof ChangePositionUnknownError)) throw error;
       }
     }
-    return readChanges(this.database.statements, spec, teamId, position, limit);
+    return readChanges(prismaStatements(this.database.prisma), spec, teamId, position, limit);
   }
 }
 

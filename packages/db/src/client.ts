@@ -91,6 +91,12 @@ export interface Database {
   /** Opens while the server cannot be connected to; the pool then refuses at once (CircuitOpenError). */
   breaker: CircuitBreaker;
   replica: ReadReplica | undefined;
+  /**
+   * One statement through each Prisma client: Prisma loads its query compiler (a WebAssembly
+   * module) on a client's first query, which blocked the event loop for about 2 s on a loaded
+   * 2-core machine, long enough for new connections to time out. Run before serving.
+   */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -172,6 +178,10 @@ export function createDatabase(options: DatabaseOptions): Database {
     pool,
     breaker,
     replica,
+    async warmUp() {
+      await prisma.$queryRawUnsafe("SELECT 1");
+      if (prismaReads !== prisma) await prismaReads.$queryRawUnsafe("SELECT 1");
+    },
     observeQueries(observer) {
       observers.add(observer);
       return () => observers.delete(observer);

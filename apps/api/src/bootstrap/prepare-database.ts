@@ -107,6 +107,7 @@ async function waitForDatabase(database: Database, logger: Logger, stopped: () =
     logger.log(`the database is reachable after ${attempt} attempt(s) in ${Date.now() - since} ms`);
     checkMigrations(state);
     await checkListDeclarations(database);
+    await database.warmUp();
     return;
   }
 }
@@ -138,6 +139,7 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
     try {
       checkMigrations(state);
       await checkListDeclarations(database);
+      await database.warmUp();
     } catch (error) {
       await database.close();
       throw error;
@@ -162,6 +164,7 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
       await migrateDeploy(embedded.url, { quiet: true });
     }
     await checkListDeclarations(database);
+    await database.warmUp();
     let seededDemo = false;
     // The demo clients may send browsers back to this start's PUBLIC_URL (or port), on every start.
     const origins = demoOrigins(config.oauth.publicUrl);

@@ -54,6 +54,7 @@ async function boot(
   readUrl?: string,
 ) {
   const database = createDatabase({ url, readUrl, poolMax, ...databaseLimits(config), onIdleError: () => undefined });
+  await database.warmUp();
   if (fixture !== undefined) await loadFixture(database.prisma, fixture);
   const app = await createApp(config, database, { logger: false, logDestination });
   await app.init();

@@ -11,8 +11,9 @@
 # prisma/ folder and the root `db:migrate` script. Why not `pnpm prune --prod`: pnpm does not
 # prune workspaces. So a separate stage installs the production dependencies from the same
 # lockfile; `pnpm db:migrate` runs the compiled migration runner of @community/db over node-postgres,
-# and the Prisma CLI (a production dependency there) can still read `prisma migrate status`
-# (prisma.config.ts is loaded by the CLI itself, so no TypeScript runtime is needed).
+# and the Prisma CLI (a production dependency there) can read `prisma migrate status` where it may
+# download its schema engine (prisma.config.ts is loaded by the CLI itself, no TypeScript runtime
+# needed; docs/database.md, "Migrations").
 #
 # Checked without a Docker engine by test/src/dockerfile.spec.ts (what is copied, built and run)
 # and test/src/production-smoke.e2e-spec.ts (migrate, seed and CMD against PostgreSQL); keep COPY
@@ -37,8 +38,6 @@ ENV CI=true \
 # Manifests only: the install layers below are reused until a manifest or the lockfile changes.
 FROM base AS manifests
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
-# The patches that pnpm-workspace.yaml's patchedDependencies name: the install applies them.
-COPY patches patches
 COPY apps/api/package.json apps/api/
 COPY apps/cli/package.json apps/cli/
 COPY apps/seed/package.json apps/seed/

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { createDatabase, hashToken } from "@community/db";
+import { createDatabase, hashToken, prismaStatements } from "@community/db";
 import { EVENTS_LIST, GUIDES_LIST, lookUpToken, TeamListReader, type TokenMember } from "@community/db/lists";
 import {
   applyDecorators,
@@ -53,8 +53,8 @@ const url = process.env.DATABASE_URL ?? "";
 const poolMax = Number(process.env.DB_POOL_MAX ?? 10);
 const database = PARTS.has("prisma") ? createDatabase({ url, poolMax }) : undefined;
 const pool = database === undefined ? new Pool({ connectionString: url, max: poolMax }) : undefined;
-const statements = database?.statements ?? (pool as Pool);
-const reads = database?.preparedReads ?? (pool as Pool);
+const statements = database === undefined ? (pool as Pool) : prismaStatements(database.prisma);
+const reads = database === undefined ? (pool as Pool) : prismaStatements(database.prismaReads);
 
 async function member(token: string): Promise<TokenMember | false> {
   const found = await lookUpToken(statements, hashToken(token), new Date());

@@ -1,4 +1,4 @@
-/** What the per-statement scripts (prisma-cost.ts, prisma-overhead.ts) share: options, CPU per call, medians. */
+/** What the per-statement script (prisma-cost.ts) uses: options, CPU per call, medians. */
 
 /** `--name=value` of the command line, a positive integer, or `fallback` when absent. */
 export function option(name: string, fallback: number): number {

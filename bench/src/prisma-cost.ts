@@ -1,18 +1,35 @@
-import { createDatabase, hashToken } from "@community/db";
-import { EVENTS_LIST, lookUpToken, TeamListReader } from "@community/db/lists";
+import { createDatabase, hashToken, prismaStatements } from "@community/db";
+import { EVENTS_LIST, lookUpToken, type Queryable, TeamListReader } from "@community/db/lists";
 import { createTestDatabase } from "@community/db/testing";
+import type { Pool, QueryResultRow } from "pg";
 import { cpuPerCall, option, spread } from "./cpu-per-call";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 
 /**
  * What the Prisma client costs per statement of a list request, against the same statement on
- * the same pool through node-postgres: the token lookup (one row) and a page of 100 events, each
- * sent `--statements` times in a row, in interleaved rounds, both named (prepared) by the same
- * connections. Reports this process's CPU per statement (user + system), median and min-max over
- * the rounds: CPU time says what a statement costs even on a machine shared with other work.
+ * the same pool (the one beneath Prisma's adapter) through node-postgres: the token lookup (one
+ * row) and a page of 100 events, each sent `--statements` times in a row, in interleaved rounds,
+ * both as named (prepared) statements on the same connection. Reports this process's CPU per
+ * statement (user + system), median and min-max over the rounds: CPU time says what a statement
+ * costs even on a machine shared with other work. docs/decisions.md holds the figures.
  *
  *   node bench/dist/prisma-cost.js [--n=1000] [--statements=3000] [--rounds=5]
  */
+
+/** The pool's own queries, each text sent as a named statement (as Prisma's adapter names them). */
+function namedOn(pool: Pool): Queryable {
+  const names = new Map<string, string>();
+  return {
+    query<Row extends QueryResultRow>(text: string, values: unknown[]) {
+      let name = names.get(text);
+      if (name === undefined) {
+        name = `bench_pg_${names.size}`;
+        names.set(text, name);
+      }
+      return pool.query<Row>({ name, text, values });
+    },
+  };
+}
 
 async function main(): Promise<void> {
   const n = option("n", 1_000);
@@ -25,19 +42,21 @@ async function main(): Promise<void> {
     const tokenHash = hashToken(BENCH_TOKEN);
     const now = new Date();
     const events = EVENTS_LIST;
-    const viaPrisma = new TeamListReader(database.preparedReads, events);
-    const viaPg = new TeamListReader(database.pool, events);
-    const member = await lookUpToken(database.statements, tokenHash, now);
+    const viaPrisma = prismaStatements(database.prisma);
+    const viaPg = namedOn(database.pool);
+    const prismaReader = new TeamListReader(viaPrisma, events);
+    const pgReader = new TeamListReader(viaPg, events);
+    const member = await lookUpToken(viaPrisma, tokenHash, now);
     if (member?.team_id == null) throw new Error("the bench token has no team");
     const teamId = member.team_id;
     const cases = {
       "token lookup": {
-        prisma: () => lookUpToken(database.statements, tokenHash, now),
-        pg: () => lookUpToken(database.pool, tokenHash, now),
+        prisma: () => lookUpToken(viaPrisma, tokenHash, now),
+        pg: () => lookUpToken(viaPg, tokenHash, now),
       },
       "events page of 100": {
-        prisma: () => viaPrisma.read({ teamId, offset: 0, limit: 100 }),
-        pg: () => viaPg.read({ teamId, offset: 0, limit: 100 }),
+        prisma: () => prismaReader.read({ teamId, offset: 0, limit: 100 }),
+        pg: () => pgReader.read({ teamId, offset: 0, limit: 100 }),
       },
     };
     console.log(`Prisma's cost per statement: ${rounds} rounds of ${statements} statements each, N = ${n}`);

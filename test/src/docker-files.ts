@@ -86,7 +86,7 @@ function workspaceManifest(): { packages: string[]; patchedDependencies?: Record
   return parse(readFileSync(repoPath("pnpm-workspace.yaml"), "utf8"));
 }
 
-/** Folders of the patches that pnpm-workspace.yaml's patchedDependencies name. */
+/** Folders of the patches that pnpm-workspace.yaml's patchedDependencies name (none: dependencies run as published). */
 export function patchFolders(): string[] {
   const patches = Object.values(workspaceManifest().patchedDependencies ?? {});
   return [...new Set(patches.map((patch) => path.posix.dirname(patch)))];

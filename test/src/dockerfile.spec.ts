@@ -109,10 +109,8 @@ describe("Dockerfile", () => {
   it("copies every workspace manifest and the lockfile before each install", () => {
     const manifests = ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", ".npmrc"];
     for (const dir of workspacePackageDirs()) manifests.push(`${dir}/package.json`);
-    // The patches the install applies (pnpm refuses to install without them), by their folder.
-    const patches = patchFolders();
-    expect(patches.length).toBeGreaterThan(0);
-    manifests.push(...patches);
+    // Dependencies run as published (docs/decisions.md, "Prisma 7 as published"): no patch to copy.
+    expect(patchFolders()).toEqual([]);
     const installing = stages.filter((stage) => runs(stage).some((command) => command.startsWith("pnpm install")));
     expect(installing.length).toBeGreaterThan(0);
     for (const stage of installing) {
@@ -179,7 +177,7 @@ describe("Dockerfile", () => {
     expect(shipped).toEqual(
       expect.arrayContaining([
         ...[...needed].map((dir) => `${dir}/dist`),
-        // What the migrate service runs: `pnpm db:migrate`, i.e. prisma migrate deploy.
+        // What the migrate service runs: `pnpm db:migrate` (packages/db's runner) over prisma/migrations.
         "prisma",
         "packages/db/prisma.config.ts",
       ]),

@@ -2,14 +2,16 @@ import { LARGE_TEAM_TOKEN, largeTeamFixture, type RunningApi, startCompiledApi }
 import { defined, imageCommand } from "./docker-files";
 
 /**
- * A request's objects die young. The image's CMD, with V8's --trace-gc-nvp added, answers list
- * requests ten at a time, and the bytes each young-generation collection (scavenge) promotes to the
- * old generation are read from V8's trace. With ten requests in flight and dozens answered between
- * two scavenges, a request's objects cannot live through two of them unless something keeps them:
- * what is promoted is what the api keeps alive past its requests, and what full collections then
- * have to clear. Three keepers were found (bench/results/2026-11-history.md, "Young garbage kept old"), each a
- * closure set on an object made per request: Prisma's query promise, the promise form of pg's
- * query in the naming of prepared statements, and passport's per-request strategy object.
+ * What a request's objects cost the old generation. The image's CMD, with V8's --trace-gc-nvp
+ * added, answers list requests ten at a time, and the bytes each young-generation collection
+ * (scavenge) promotes to the old generation are read from V8's trace. With ten requests in flight
+ * and dozens answered between two scavenges, a request's objects cannot live through two of them
+ * unless something keeps them: what is promoted is what the api keeps alive past its requests,
+ * and what full collections then have to clear. Keepers found before (bench/results/2026-11-history.md, "Young
+ * garbage kept old"), each a closure set on an object made per request: Prisma's query promise and
+ * passport's per-request strategy object. Patches of both kept this under 0.2 MB; they were
+ * dropped for Prisma 7 and passport as published (docs/decisions.md, "Prisma 7 as published"),
+ * so the bounds below hold today's figures with room, and catch a new keeper on top of those.
  */
 const cmd = imageCommand();
 
@@ -25,7 +27,7 @@ const promotedPerScavenge = (lines: readonly string[]) =>
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
-describe("young garbage: a request's objects are not promoted past it", () => {
+describe("young garbage: what a request's objects promote, bounded", () => {
   let running: RunningApi;
 
   beforeAll(async () => {
@@ -76,21 +78,21 @@ describe("young garbage: a request's objects are not promoted past it", () => {
     return median(promoted);
   }
 
-  // Measured: 1.7-1.9 MB with Prisma's or the naming's keeper put back (nearly every row of every
-  // page), 0.5 MB with passport's; 0.15-0.2 MB without them.
-  it("promotes a median of under 768 KB per scavenge while it reads pages of 100 from PostgreSQL", async () => {
-    expect(await promotedWhile(1_200, {}, 200)).toBeLessThan(768 * 1024);
+  // Measured with Prisma 7 and passport as published: 1.9 MB (nearly every row of every page, as
+  // with Prisma 6.19's promise unpatched); 0.15-0.2 MB with the patches.
+  it("promotes a median of under 2.5 MB per scavenge while it reads pages of 100 from PostgreSQL", async () => {
+    expect(await promotedWhile(1_200, {}, 200)).toBeLessThan(2.5 * 1024 * 1024);
   }, 180_000);
 
   // A revalidation is the token lookup and a 304: mostly what passport and the lookup make.
-  // Measured: 1.0 MB with passport's keeper put back, 0.2 MB without.
-  it("promotes a median of under 512 KB per scavenge while it answers revalidations with 304", async () => {
+  // Measured as published: 0.99 MB (1.0 MB with passport's keeper alone, 0.2 MB with the patches).
+  it("promotes a median of under 1.5 MB per scavenge while it answers revalidations with 304", async () => {
     const etag = defined(
       (
         await fetch(`${running.baseUrl}${PAGE}`, { headers: { Authorization: `Bearer ${LARGE_TEAM_TOKEN}` } })
       ).headers.get("etag"),
       "an ETag",
     );
-    expect(await promotedWhile(6_000, { "If-None-Match": etag }, 304)).toBeLessThan(512 * 1024);
+    expect(await promotedWhile(6_000, { "If-None-Match": etag }, 304)).toBeLessThan(1.5 * 1024 * 1024);
   }, 180_000);
 });

@@ -216,6 +216,8 @@ async function check(
     DATABASE_URL: postgresUrl(primaryBouncer.port),
     // PgBouncer in transaction mode cannot hold a LISTEN: the long poll's notices come straight from the primary.
     DATABASE_LISTEN_URL: postgresUrl(primary.port),
+    // PgBouncer 1.18 in transaction mode cannot keep a connection's named statements.
+    DATABASE_PREPARED_STATEMENTS: "false",
     ...readReplicaHook(readReplica, replicaBouncer),
     DB_POOL_MAX: "5",
     REDIS_URL: `redis://127.0.0.1:${redis.port}`,

@@ -2,6 +2,7 @@ import { Client } from "pg";
 import { createDatabase, type Database } from "./client";
 import { isDatabaseUnavailableError } from "./errors";
 import { listMigrations, migrationState } from "./migrations";
+import { PrismaStatements } from "./prisma-statements";
 import { QueryReadTimeoutError } from "./query-watchdog";
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from "./testing";
 
@@ -90,7 +91,7 @@ describe("database package on a real PostgreSQL", () => {
 
   describe("with a read replica (readUrl)", () => {
     it("reads from the primary only, without a replica", () => {
-      expect(db.reads).toBe(db.pool);
+      expect(db.prismaReads).toBe(db.prisma);
       expect(db.replica).toBeUndefined();
     });
 
@@ -104,7 +105,7 @@ describe("database package on a real PostgreSQL", () => {
       });
       try {
         for (let i = 0; i < 3; i++) {
-          const { rows } = await replicated.reads.query<{ n: number }>(
+          const { rows } = await new PrismaStatements(replicated.prismaReads).query<{ n: number }>(
             "SELECT count(*)::int AS n FROM teams WHERE id = $1",
             ["t1"],
           );
@@ -122,13 +123,17 @@ describe("database package on a real PostgreSQL", () => {
     it("retries a query cancelled by replication on the primary, and not a bad query", async () => {
       const replicated = createDatabase({ url: testDb.url, readUrl: testDb.url });
       try {
-        await expect(replicated.reads.query("SELECT * FROM no_such_table", [])).rejects.toMatchObject({
+        await expect(
+          new PrismaStatements(replicated.prismaReads).query("SELECT * FROM no_such_table", []),
+        ).rejects.toMatchObject({
           code: "42P01",
         });
         expect(replicated.replica?.fallbacksTotal).toBe(0);
         // A recovery conflict is SQLSTATE 40001; this one is raised on both, so the primary's error surfaces.
         const conflict = "DO $$ BEGIN RAISE EXCEPTION 'conflict with recovery' USING ERRCODE = '40001'; END $$";
-        await expect(replicated.reads.query(conflict, [])).rejects.toMatchObject({ code: "40001" });
+        await expect(new PrismaStatements(replicated.prismaReads).query(conflict, [])).rejects.toMatchObject({
+          code: "40001",
+        });
         expect(replicated.replica?.fallbacksTotal).toBe(1);
         expect(replicated.replica?.breaker.state).toBe("closed");
       } finally {
@@ -145,7 +150,7 @@ describe("database package on a real PostgreSQL", () => {
       });
       try {
         // The same statement is as slow on the primary, which (unbounded) answers it.
-        const { rows } = await replicated.reads.query<{ done: boolean }>(
+        const { rows } = await new PrismaStatements(replicated.prismaReads).query<{ done: boolean }>(
           "SELECT pg_sleep(0.3) IS NOT NULL AS done",
           [],
         );

@@ -11,10 +11,8 @@ import {
 import { CircuitBreaker } from "./circuit-breaker";
 import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
-import type { Queryable } from "./lists/team-list";
-import { PreparedStatements } from "./prepared-statements";
-import { PrismaStatements } from "./prisma-statements";
 import { QueryReadTimeoutError, QueryWatchdog, type WatchedConnection } from "./query-watchdog";
+import { CACHED_PLAN_STALE, StatementNames } from "./statement-names";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
 
@@ -41,8 +39,8 @@ export interface DatabaseOptions {
   /** Called with errors of idle pooled connections (for example when the server goes away). */
   onIdleError?: (error: Error) => void;
   /**
-   * A streaming replica of `url`: `reads` go there, through a second pool with the same limits,
-   * timeouts and a circuit breaker of its own. Unset: `reads` is the primary's pool.
+   * A streaming replica of `url`: `prismaReads` reads there, through a second pool with the same
+   * limits, timeouts and a circuit breaker of its own. Unset: `prismaReads` is `prisma`.
    */
   readUrl?: string;
   /**
@@ -51,14 +49,12 @@ export interface DatabaseOptions {
    */
   readTimeoutMs?: number;
   /**
-   * Whether statements with parameters are sent as named, prepared statements (default true; see
-   * PreparedStatements for a pooler that cannot keep them).
+   * Whether Prisma sends statements with parameters as named, prepared statements (default true;
+   * false behind a pooler that cannot keep them; see statementNames).
    */
   preparedStatements?: boolean;
-  /** Most named statements one server connection keeps (default 32; see PreparedStatements). */
+  /** Most statement texts named, so most statements one server connection keeps (default 32; see statementNames). */
   preparedStatementsPerConnection?: number;
-  /** Told once if the server connections refused named statements and they were turned off. */
-  onStatementsUnnamed?: (error: Error) => void;
 }
 
 /** The replica's pool, when there is one. */
@@ -73,32 +69,34 @@ export interface ReadReplica {
 /** Told the duration (seconds) and outcome of every query the pool's connections run. */
 export type QueryObserver = (seconds: number, failed: boolean) => void;
 
+/**
+ * The request path reaches the database through the two Prisma clients only; `pool` is for what
+ * needs a connection of its own (graphile-worker, the migration runner and its lock, the fixture
+ * loader's COPY, the change-log sweep) and for tests.
+ */
 export interface Database {
   /** The Prisma client over the primary's pool. */
   prisma: PrismaClient;
   /**
-   * The Prisma client for reads that may lag the primary a little (the list pages): over the
-   * replica when there is one (see `reads`), else the same client as `prisma`.
+   * The Prisma client for reads that may lag the primary a little (the list pages and walks): over
+   * the replica when there is one, falling back to the primary for each read the replica cannot
+   * serve (unreachable, its breaker open, too slow, or a query cancelled by replication); else
+   * the same client as `prisma`.
    */
   prismaReads: PrismaClient;
+  /** The primary's pool, beneath `prisma`. */
   pool: Pool;
   /** Times every query from now on (Prisma's and the list statements alike); returns the way to stop. */
   observeQueries(observer: QueryObserver): () => void;
   /** Opens while the server cannot be connected to; the pool then refuses at once (CircuitOpenError). */
   breaker: CircuitBreaker;
-  /**
-   * Where reads that may lag the primary a little go (the list pages): the replica when there
-   * is one, falling back to the primary for each read the replica cannot serve (unreachable,
-   * its breaker open, too slow, or a query cancelled by replication); otherwise the primary's pool.
-   */
-  reads: Queryable;
   replica: ReadReplica | undefined;
-  /** The statements of every request on the primary (the token lookup), through `prisma`'s raw queries. */
-  statements: Queryable;
-  /** The list pages' and walks' statements, through `prismaReads`' raw queries. */
-  preparedReads: Queryable;
-  /** How the pools name their statements (one naming state per pool). */
-  naming: { primary: PreparedStatements; replica: PreparedStatements | undefined };
+  /**
+   * One statement through each Prisma client: Prisma loads its query compiler (a WebAssembly
+   * module) on a client's first query, which blocked the event loop for about 2 s on a loaded
+   * 2-core machine, long enough for new connections to time out. Run before serving.
+   */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -108,6 +106,12 @@ type ConnectCallback = (
   client: PoolClient | undefined,
   done: (release?: unknown) => void,
 ) => void;
+/** How Prisma's clients run: statement names (unset: unnamed) and the interactive transactions' bounds. */
+export interface PrismaClientSettings {
+  statementNames?: StatementNames;
+  /** Longest an interactive transaction may stay open (ms): Prisma's default is 5 s. */
+  transactionTimeoutMs?: number;
+}
 
 /**
  * The per-connection settings, sent as one SET once a connection is open rather than as startup
@@ -128,8 +132,11 @@ export function sessionSettingsSql(options: Pick<DatabaseOptions, "statementTime
 }
 
 /** The Prisma client over a node-postgres pool, through Prisma's pg driver adapter. */
-export function prismaClientOver(pool: Pool): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg(pool), errorFormat: "minimal" });
+export function prismaClientOver(pool: Pool, settings: PrismaClientSettings = {}): PrismaClient {
+  const adapter = new PrismaPg(pool, { statementNameGenerator: settings.statementNames?.generate });
+  const timeout = settings.transactionTimeoutMs ?? 10_000;
+  // maxWait: how long a transaction waits for a connection, as long as any query may wait for one.
+  return new PrismaClient({ adapter, errorFormat: "minimal", transactionOptions: { timeout, maxWait: timeout } });
 }
 
 /**
@@ -142,40 +149,39 @@ export function prismaClientOver(pool: Pool): PrismaClient {
 export function createDatabase(options: DatabaseOptions): Database {
   // Observers of every query of both pools (the query-duration metric).
   const observers = new Set<QueryObserver>();
-  const naming = () =>
-    new PreparedStatements({
-      enabled: options.preparedStatements ?? true,
-      perConnection: options.preparedStatementsPerConnection,
-      onTurnedOff: options.onStatementsUnnamed,
-    });
-  const primaryNaming = naming();
-  const { pool, breaker } = openPool(options.url, "the database", options, observers, primaryNaming);
-  const prisma = prismaClientOver(pool);
+  // One naming for both clients: a replica read that falls back to the primary keeps its name,
+  // and no connection holds more than the bound.
+  const names =
+    (options.preparedStatements ?? true) ? new StatementNames(options.preparedStatementsPerConnection) : undefined;
+  const { pool, breaker } = openPool(options.url, "the database", options, observers, names);
+  const settings: PrismaClientSettings = {
+    statementNames: names,
+    transactionTimeoutMs: options.statementTimeoutMs ?? 10_000,
+  };
+  const prisma = prismaClientOver(pool, settings);
   const readTimeoutMs = options.readTimeoutMs ?? 1_000;
-  const replicaNaming = options.readUrl === undefined ? undefined : naming();
   const replica =
-    options.readUrl === undefined || replicaNaming === undefined
+    options.readUrl === undefined
       ? undefined
       : new ReplicaReads(
           // Its own connections give up at the read bound too, so that a frozen replica's pool
           // frees them rather than filling up with reads nobody waits for any more.
-          openPool(options.readUrl, "the read replica", options, observers, replicaNaming, readTimeoutMs),
+          openPool(options.readUrl, "the read replica", options, observers, names, readTimeoutMs),
           pool,
           readTimeoutMs,
         );
-  const prismaReads = replica === undefined ? prisma : prismaClientOver(replica);
-  const statements = new PrismaStatements(prisma);
+  const prismaReads = replica === undefined ? prisma : prismaClientOver(replica, settings);
   let closed = false;
   return {
     prisma,
     prismaReads,
     pool,
     breaker,
-    reads: replica ?? pool,
     replica,
-    statements,
-    preparedReads: replica === undefined ? statements : new PrismaStatements(prismaReads),
-    naming: { primary: primaryNaming, replica: replicaNaming },
+    async warmUp() {
+      await prisma.$queryRawUnsafe("SELECT 1");
+      if (prismaReads !== prisma) await prismaReads.$queryRawUnsafe("SELECT 1");
+    },
     observeQueries(observer) {
       observers.add(observer);
       return () => observers.delete(observer);
@@ -219,7 +225,7 @@ type PoolQueryArgs = [text: string | QueryConfig, values?: unknown[]];
  * opens no connection of its own; its queries go to the replica's pool or the primary's, and a
  * connection asked of it (a transaction, never a list read) is the primary's.
  */
-class ReplicaReads extends Pool implements Queryable, ReadReplica {
+class ReplicaReads extends Pool implements ReadReplica {
   readonly pool: Pool;
   readonly breaker: CircuitBreaker;
   fallbacksTotal = 0;
@@ -231,10 +237,16 @@ class ReplicaReads extends Pool implements Queryable, ReadReplica {
   ) {
     super({ max: 1 });
     ({ pool: this.pool, breaker: this.breaker } = replica);
-    // pg's query() has many overloads: set on the instance rather than declared as an override.
-    this.query = ((...args: PoolQueryArgs) => this.read(...args)) as Pool["query"];
-    this.connect = ((...args: Parameters<Pool["connect"]>) =>
-      (this.primary.connect as (...a: unknown[]) => unknown)(...args)) as Pool["connect"];
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; Prisma's adapter sends a config object and awaits the promise.
+  override query(...args: any[]): any {
+    return this.read(...(args as PoolQueryArgs));
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's connect() has a callback and a promise form; both are the primary's.
+  override connect(...args: unknown[]): any {
+    return (this.primary.connect as (...a: unknown[]) => unknown).apply(this.primary, args);
   }
 
   private async read(text: string | QueryConfig, values?: unknown[]): Promise<QueryResult> {
@@ -278,7 +290,8 @@ function openPool(
   resource: string,
   options: DatabaseOptions,
   observers: Set<QueryObserver>,
-  naming: PreparedStatements,
+  /** Told of a named statement that met a stale plan. */
+  names: StatementNames | undefined,
   /** A tighter bound on connecting and on each query than the options' (the replica's read bound). */
   boundMs?: number,
 ): { pool: Pool; breaker: CircuitBreaker } {
@@ -330,6 +343,33 @@ function openPool(
       (this as unknown as { connection: { stream: { destroy(error: Error): void } } }).connection.stream.destroy(error);
     }
 
+    /**
+     * The callback form (pool.query) and the promise form (Prisma's adapter, a checked-out
+     * client's own queries) are watched and timed; a submittable query object (a COPY stream) is
+     * passed through. A query's submission time is pushed as it is sent and the oldest shifted as
+     * one is answered: pg answers a connection's queries in the order they were sent.
+     */
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads; this passes each through.
+    override query(...args: any[]): any {
+      const first = args[0];
+      if (typeof first === "object" && first !== null && typeof (first as { submit?: unknown }).submit === "function")
+        return super.query(...(args as [QueryConfig]));
+      const started = performance.now();
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === "function") {
+        args[last] = completion(this.pending, started, first, callback as (error: unknown, value: unknown) => void);
+        // Pushed once pg took the query (it throws on a malformed one, and never calls back at once).
+        const taken = super.query(...(args as [QueryConfig]));
+        this.pending.push(started);
+        return taken;
+      }
+      const result: unknown = super.query(...(args as [QueryConfig]));
+      if (!(result instanceof Promise)) return result;
+      this.pending.push(started);
+      return promised(this.pending, started, first, result);
+    }
+
     override connect(): Promise<Client>;
     override connect(callback: ConnectedCallback): void;
     override connect(callback?: ConnectedCallback): Promise<Client> | undefined {
@@ -367,17 +407,25 @@ function openPool(
     pending.shift();
     if (observers.size > 0) observe(started, failed);
   };
+  /** A named statement whose plan went stale (a column's type changed): its names are renewed. */
+  const staleName = (first: unknown, error: unknown): void => {
+    if ((error as { code?: unknown } | null)?.code !== CACHED_PLAN_STALE) return;
+    const name = (first as { name?: unknown } | null)?.name;
+    if (typeof name === "string" && name !== "") names?.renew(name);
+  };
   function completion(
     pending: number[],
     started: number,
+    first: unknown,
     callback: (error: unknown, value: unknown) => void,
   ): (error: unknown, value: unknown) => void {
     return (error, value) => {
       settled(pending, started, Boolean(error));
+      if (error) staleName(first, error);
       callback(error, value);
     };
   }
-  function promised<T>(pending: number[], started: number, result: Promise<T>): Promise<T> {
+  function promised<T>(pending: number[], started: number, first: unknown, result: Promise<T>): Promise<T> {
     return result.then(
       (value) => {
         settled(pending, started, false);
@@ -385,45 +433,18 @@ function openPool(
       },
       (error: unknown) => {
         settled(pending, started, true);
+        staleName(first, error);
         throw error;
       },
     );
   }
-  // pg's query() has many overloads, so the wrapper is set on the prototype: the callback form
-  // (pool.query(), which the list statements use) and the promise form (Prisma's adapter, a
-  // checked-out client's own queries) are watched and timed; a submittable query object is passed
-  // through. A query's submission time is pushed as it is sent and the oldest shifted as one is
-  // answered: pg answers a connection's queries in the order they were sent.
-  WatchedClient.prototype.query = function watchedQuery(this: WatchedClient, ...args: unknown[]): unknown {
-    const query = Client.prototype.query as (...args: unknown[]) => unknown;
-    const first = args[0];
-    if (typeof first === "object" && first !== null && typeof (first as { submit?: unknown }).submit === "function")
-      return query.apply(this, args);
-    const started = performance.now();
-    const last = args.length - 1;
-    const callback = args[last];
-    if (typeof callback === "function") {
-      args[last] = completion(this.pending, started, callback as (error: unknown, value: unknown) => void);
-      // Pushed once pg took the query (it throws on a malformed one, and never calls back at once).
-      const taken = query.apply(this, args);
-      this.pending.push(started);
-      return taken;
-    }
-    const result = query.apply(this, args);
-    if (!(result instanceof Promise)) return result;
-    this.pending.push(started);
-    return promised(this.pending, started, result);
-  } as Client["query"];
-  // Named statements, below the timing: each of a statement's round trips is timed.
-  naming.install(WatchedClient);
-
   const config: PoolConfig = {
     ...connection,
     Client: WatchedClient,
     max: options.poolMax ?? 10,
     idleTimeoutMillis: 30_000,
   };
-  const pool = new Pool(config);
+  const pool = new GuardedPool(config, breaker);
   // An idle connection that the server drops emits 'error' on the pool; unhandled, it would
   // take the process down during a database outage.
   pool.on("error", (error) => options.onIdleError?.(error));
@@ -436,17 +457,31 @@ function openPool(
   // Queued before any query of the connection's first user (pg runs a client's queries in order).
   pool.on("connect", (client) => void client.query(settings).catch(() => undefined));
 
-  const connect = pool.connect.bind(pool) as (callback: ConnectCallback) => void;
-  const max = config.max ?? 10;
-  // Every way into the pool (pool.query, Prisma's adapter, pool.connect) goes through here.
-  pool.connect = ((callback?: ConnectCallback) => {
+  return { pool, breaker };
+}
+
+/**
+ * A pool whose every way in (pool.query, Prisma's adapter, pool.connect) asks the circuit
+ * breaker first, and which tells a full pool that had no free connection in time (saturation:
+ * the server itself answers) from a server that does not answer.
+ */
+class GuardedPool extends Pool {
+  constructor(
+    config: PoolConfig,
+    private readonly breaker: CircuitBreaker,
+  ) {
+    super(config);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg's connect() has a callback and a promise form; this serves both.
+  override connect(callback?: ConnectCallback): any {
     const acquire = new Promise<PoolClient>((resolve, reject) => {
-      breaker.admit();
-      const full = pool.idleCount === 0 && pool.totalCount >= max;
-      connect((error, client) => {
+      this.breaker.admit();
+      const full = this.idleCount === 0 && this.totalCount >= (this.options.max ?? 10);
+      super.connect((error, client) => {
         if (error === undefined || error === null) resolve(client as PoolClient);
         // pg-pool says the same when a new connection times out and when a full pool had no free
-        // one in time: only the latter is saturation (the server itself answers).
+        // one in time: only the latter is saturation.
         else
           reject(
             full && /timeout exceeded when trying to connect/i.test(error.message)
@@ -461,7 +496,5 @@ function openPool(
       (error: Error) => callback(error, undefined, () => undefined),
     );
     return undefined;
-  }) as Pool["connect"];
-
-  return { pool, breaker };
+  }
 }

@@ -2,11 +2,10 @@ import { createDatabase, type Database } from "./client";
 import { createTestDatabase, type TestDatabase } from "./testing";
 
 /**
- * The query promise of the patched Prisma client (patches/@prisma__client@6.19.3.patch: an
- * instance of a class instead of an object literal of closures) behaves as Prisma's own: lazy
- * until awaited, one run per query, in a batch transaction and in an interactive one.
+ * Prisma's query promise as the code relies on it: lazy until awaited, one run per query, in a
+ * batch transaction and in an interactive one (with the transaction bounds createDatabase sets).
  */
-describe("Prisma's query promise, as patched", () => {
+describe("Prisma's query promise", () => {
   let testDb: TestDatabase;
   let db: Database;
 
@@ -27,14 +26,6 @@ describe("Prisma's query promise, as patched", () => {
 
   const rows = async () =>
     (await db.pool.query<{ n: number }>("SELECT n FROM promise_probe ORDER BY n")).rows.map((row) => row.n);
-
-  it("is a PrismaPromise whose methods are shared, not made per query", () => {
-    const first = db.prisma.$queryRawUnsafe("SELECT 1");
-    const second = db.prisma.$queryRawUnsafe("SELECT 2");
-    expect(Object.prototype.toString.call(first)).toBe("[object PrismaPromise]");
-    expect(first.then).toBe(second.then);
-    expect(Object.getOwnPropertyNames(first)).toEqual([]);
-  });
 
   it("sends nothing until it is awaited, then runs its statement once however often it is awaited", async () => {
     const insert = db.prisma.$executeRawUnsafe("INSERT INTO promise_probe VALUES ($1)", 1);

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "./generated/prisma/client";
 import type { Queryable, StatementResult } from "./lists/team-list";
+import { CACHED_PLAN_STALE } from "./statement-names";
 
 /** What Prisma keeps of a driver error (meta.driverAdapterError.cause of a P2010). */
 interface DriverErrorCause {
@@ -13,8 +14,8 @@ interface DriverErrorCause {
 /**
  * The list statements (declared beside their row types in `@community/db/lists`) sent through the
  * Prisma client's raw queries (`$queryRawUnsafe`, one statement each, parameters bound, never
- * interpolated), over the driver adapter and the pool beneath it, which prepares them
- * (PreparedStatements).
+ * interpolated), over the driver adapter, which names them (statementNames) for the pool beneath
+ * it. Since Prisma 7.3 a raw query skips the query compiler.
  *
  * Rows come back as Prisma types them: `int8` as bigint, `numeric` as a number or Decimal,
  * timestamps as Date. The statements select what the mappers expect (texts, float8 counts), and
@@ -32,9 +33,29 @@ export class PrismaStatements implements Queryable {
     try {
       return { rows: await this.prisma.$queryRawUnsafe<Row[]>(text, ...values) };
     } catch (error) {
+      const failure = driverError(error);
+      if ((failure as { code?: unknown }).code !== CACHED_PLAN_STALE) throw failure;
+    }
+    // A column's type changed under a named statement: its names were renewed (StatementNames),
+    // so this one is prepared again.
+    try {
+      return { rows: await this.prisma.$queryRawUnsafe<Row[]>(text, ...values) };
+    } catch (error) {
       throw driverError(error);
     }
   }
+}
+
+const STATEMENTS = new WeakMap<PrismaClient, PrismaStatements>();
+
+/** The raw statements of `prisma` (`database.prisma`, or `database.prismaReads` for the list reads), one object per client. */
+export function prismaStatements(prisma: PrismaClient): PrismaStatements {
+  let statements = STATEMENTS.get(prisma);
+  if (statements === undefined) {
+    statements = new PrismaStatements(prisma);
+    STATEMENTS.set(prisma, statements);
+  }
+  return statements;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, prismaStatements } from "@community/db";
 import { lookUpToken } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
@@ -21,7 +21,7 @@ export class AccessTokenRepository {
     if (this.unknown.has(tokenHash)) return null;
     // One statement (one round trip) on the hot path of every request.
     const listsReadAt = performance.now();
-    const row = await lookUpToken(this.database.statements, tokenHash, now);
+    const row = await lookUpToken(prismaStatements(this.database.prisma), tokenHash, now);
     // Only digests that match no token are remembered: a revoked or expired one can come back.
     if (row === undefined) this.unknown.add(tokenHash);
     return row === undefined || !row.valid

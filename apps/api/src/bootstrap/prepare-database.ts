@@ -55,10 +55,6 @@ function open(config: AppConfig, url: string, poolMax: number, logger: Logger, r
     poolMax,
     ...databaseLimits(config),
     onIdleError: (error) => logger.warn(`idle database connection failed: ${error.message}`),
-    onStatementsUnnamed: (error) =>
-      logger.warn(
-        `the database connections do not keep prepared statements (${error.message}): statements are sent unnamed from now on; set DATABASE_PREPARED_STATEMENTS=false behind a transaction pooler to skip the first try`,
-      ),
   });
 }
 
@@ -111,6 +107,7 @@ async function waitForDatabase(database: Database, logger: Logger, stopped: () =
     logger.log(`the database is reachable after ${attempt} attempt(s) in ${Date.now() - since} ms`);
     checkMigrations(state);
     await checkListDeclarations(database);
+    await database.warmUp();
     return;
   }
 }
@@ -142,6 +139,7 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
     try {
       checkMigrations(state);
       await checkListDeclarations(database);
+      await database.warmUp();
     } catch (error) {
       await database.close();
       throw error;
@@ -169,6 +167,7 @@ export async function prepareDatabase(config: AppConfig, logger: Logger): Promis
       await migrateDeploy(embedded.url, { quiet: true });
     }
     await checkListDeclarations(database);
+    await database.warmUp();
     let seededDemo = false;
     // The demo clients may send browsers back to this start's PUBLIC_URL (or port), on every start.
     const origins = demoOrigins(config.oauth.publicUrl);

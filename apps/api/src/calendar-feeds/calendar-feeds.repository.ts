@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, prismaStatements } from "@community/db";
 import { type FeedEventRow, findFeedBySecretHash, type LiveCalendarFeed, readFeedEvents } from "@community/db/calendar";
 import { CALENDAR_FEED_ID } from "@community/domain";
 import { Inject, Injectable } from "@nestjs/common";
@@ -72,10 +72,10 @@ export class CalendarFeedsRepository {
 
   /** The live feed a secret's hash opens (and its fetch time noted, at most every 5 minutes). */
   findLive(secretHash: string): Promise<LiveCalendarFeed | undefined> {
-    return findFeedBySecretHash(this.database.statements, secretHash);
+    return findFeedBySecretHash(prismaStatements(this.database.prisma), secretHash);
   }
 
   events(teamId: string, from: Date): Promise<FeedEventRow[]> {
-    return readFeedEvents(this.database.statements, teamId, from);
+    return readFeedEvents(prismaStatements(this.database.prisma), teamId, from);
   }
 }

@@ -497,7 +497,7 @@ export interface AppConfig {
   databaseListenUrl: string | undefined;
   /** Longest a list read waits for the replica (a connection and the query) before the primary serves it. */
   databaseReadTimeoutMs: number;
-  /** The token lookup and the list reads as named statements per connection (see PreparedStatements in @community/db). */
+  /** The token lookup and the list reads as named statements per connection (see StatementNames in @community/db). */
   databasePreparedStatements: boolean;
   /** Most named statements each database connection keeps (the least recently used is deallocated past it). */
   databasePreparedStatementsMax: number;

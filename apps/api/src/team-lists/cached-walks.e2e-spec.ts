@@ -52,7 +52,7 @@ describe.each(backends)("cursor pages, filtered pages and changes polls from mem
   /** The statements the app runs while `action` does (the token lookup included). */
   async function statementsOf<T>(action: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
     const statements: string[] = [];
-    const spies = [...new Set([e2e.database.pool, e2e.database.reads])].map((pool) => {
+    const spies = [...new Set([e2e.database.pool, e2e.database.replica?.pool ?? e2e.database.pool])].map((pool) => {
       const query = pool.query.bind(pool);
       return jest.spyOn(pool, "query").mockImplementation(((text: unknown, ...rest: unknown[]) => {
         statements.push(statementText(text));

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { prismaStatements } from "@community/db";
 import type { Queryable } from "@community/db/lists";
 import { CLIENT_ID, contractFixture, RUNNERS, until } from "@community/fixtures/testing";
 import { Client } from "pg";
@@ -29,7 +30,10 @@ async function listening(e2e: E2eApp): Promise<string> {
 /** Counts the change-log statements an app sends, on every handle of its own that reads the feed. */
 function countFeedStatements(e2e: E2eApp): () => number {
   let count = 0;
-  const handles = new Set<Queryable>([e2e.database.statements, e2e.database.preparedReads]);
+  const handles = new Set<Queryable>([
+    prismaStatements(e2e.database.prisma),
+    prismaStatements(e2e.database.prismaReads),
+  ]);
   for (const handle of handles) {
     const query = handle.query.bind(handle);
     handle.query = ((text: string, values: unknown[]) => {

@@ -6,7 +6,7 @@ import type { ChangeWaits } from "./change-waits";
 import { ListChangesService } from "./list-changes.service";
 import { SignedTokens } from "./signed-tokens";
 
-/** A Queryable that answers the membership statement, and a change statement with `status`. */
+/** Prisma clients that answer the membership statement, and a change statement with `status`. */
 function fakeDatabase(status: { replica: "ok" | "unknown"; primary: "ok" | "unknown" }) {
   const asked: string[] = [];
   const queryable = (name: "replica" | "primary") => ({
@@ -32,11 +32,14 @@ function fakeDatabase(status: { replica: "ok" | "unknown"; primary: "ok" | "unkn
   });
   const primary = queryable("primary");
   const replica = queryable("replica");
+  // Prisma's raw queries, as prismaStatements sends them.
+  const client = (queryable: typeof primary) => ({
+    $queryRawUnsafe: async (text: string) => (await queryable.query(text)).rows,
+  });
   const database = {
     pool: primary,
-    statements: primary,
-    reads: replica,
-    preparedReads: replica,
+    prisma: client(primary),
+    prismaReads: client(replica),
     replica: {},
   } as unknown as Database;
   return { database, asked };

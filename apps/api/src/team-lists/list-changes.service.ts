@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, prismaStatements } from "@community/db";
 import {
   type AnyTeamList,
   type ChangePage,
@@ -118,7 +118,7 @@ export class ListChangesService {
       const state = team.lists?.[spec.list];
       const position =
         state === undefined
-          ? await currentChangePosition(this.database.statements, { list: spec.list, teamId })
+          ? await currentChangePosition(prismaStatements(this.database.prisma), { list: spec.list, teamId })
           : { base: state?.version ?? "0" };
       return body(
         [],
@@ -195,19 +195,19 @@ export class ListChangesService {
   /**
    * From the read pool (the replica, which falls back to the primary when unreachable) when it
    * holds the position's states, else from the primary, which decides: never a gap. Both as named
-   * statements (Database.preparedReads and .statements), planned once per connection.
+   * statements (Prisma's raw queries on Database.prismaReads and .prisma), planned once per connection.
    */
   private async read(spec: AnyTeamList, teamId: string, position: ChangePosition, limit: number) {
     if (this.database.replica !== undefined) {
       try {
         this.feedReads.inc({ shared: "false" });
-        return await readChanges(this.database.preparedReads, spec, teamId, position, limit);
+        return await readChanges(prismaStatements(this.database.prismaReads), spec, teamId, position, limit);
       } catch (error) {
         if (!(error instanceof ChangePositionUnknownError)) throw error;
       }
     }
     this.feedReads.inc({ shared: "false" });
-    return readChanges(this.database.statements, spec, teamId, position, limit);
+    return readChanges(prismaStatements(this.database.prisma), spec, teamId, position, limit);
   }
 
   /**
@@ -231,7 +231,7 @@ export class ListChangesService {
     return this.flights.run(
       id,
       (startedAt) => this.waits.quietSince(key, startedAt),
-      () => readChanges(this.database.statements, spec, teamId, position, limit),
+      () => readChanges(prismaStatements(this.database.prisma), spec, teamId, position, limit),
       (joined) => this.feedReads.inc({ shared: String(joined) }),
     );
   }

@@ -18,7 +18,7 @@ export interface ServedList<Item> {
 
 /**
  * The page reader and the walker of every declared list (TEAM_LISTS), over the reads' statements
- * (Database.preparedReads: Prisma's raw queries, on the replica when there is one). A provider of
+ * (Prisma's raw queries on Database.prismaReads, on the replica when there is one). A provider of
  * TeamListsModule, made once from the database and injected into TeamListsService.
  */
 export class ListReaders {

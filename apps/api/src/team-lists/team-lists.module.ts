@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, prismaStatements } from "@community/db";
 import { Module, type OnModuleInit } from "@nestjs/common";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
@@ -39,7 +39,7 @@ import { TeamListsService } from "./team-lists.service";
     {
       provide: ListReaders,
       inject: [DATABASE],
-      useFactory: (database: Database) => new ListReaders(database.preparedReads),
+      useFactory: (database: Database) => new ListReaders(prismaStatements(database.prismaReads)),
     },
     TeamListsService,
     ChangeWaits,

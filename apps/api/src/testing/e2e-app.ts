@@ -56,6 +56,7 @@ async function boot(
   const database = createDatabase({ url, readUrl, poolMax, ...databaseLimits(config), onIdleError: () => undefined });
   let app: INestApplication | undefined;
   try {
+    await database.warmUp();
     if (fixture !== undefined) await loadFixture(database.prisma, fixture);
     app = await createApp(config, database, { logger: false, logDestination });
     await app.init();

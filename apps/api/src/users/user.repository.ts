@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, prismaStatements } from "@community/db";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
 
@@ -18,11 +18,10 @@ export class UserRepository {
     grantHash: string | undefined,
     now: Date,
   ): Promise<{ id: string; teamId: string | null } | null> {
-    const { rows } = await this.database.statements.query<{ id: string; team_id: string | null }>(MEMBER_SQL, [
-      userId,
-      grantHash ?? null,
-      now,
-    ]);
+    const { rows } = await prismaStatements(this.database.prisma).query<{ id: string; team_id: string | null }>(
+      MEMBER_SQL,
+      [userId, grantHash ?? null, now],
+    );
     const row = rows[0];
     return row === undefined ? null : { id: row.id, teamId: row.team_id };
   }

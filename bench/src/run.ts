@@ -37,16 +37,21 @@ function parseArgs(argv: string[]) {
     if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--sizes takes positive integers, got ${sizesArg}`);
   }
   const cpuProf = argv.includes("--cpu-prof");
-  const unknown = argv.filter((a) => a !== "--quick" && a !== "--cpu-prof" && !a.startsWith("--sizes="));
+  // The calendar cases alone (contract 11.2), for measuring them without the page cases' quarter hour.
+  const calendarOnly = argv.includes("--calendar-only");
+  const unknown = argv.filter(
+    (a) => a !== "--quick" && a !== "--cpu-prof" && a !== "--calendar-only" && !a.startsWith("--sizes="),
+  );
   const rounds = positiveEnv("BENCH_ROUNDS", quick ? 2 : 3);
   if (unknown.length > 0)
     throw new Error(
-      `unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --sizes=1000,100000, --mix, --sync-push)`,
+      `unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --calendar-only, --sizes=1000,100000, --mix, --sync-push)`,
     );
   return {
     quick,
     sizes,
     cpuProf,
+    calendarOnly,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
     rounds,
     warmupSeconds: positiveEnv("BENCH_WARMUP_SECONDS", quick ? 1 : 3),
@@ -208,7 +213,7 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
     }
     const server = (name: ServerName) => servers.get(name) as RunningServer;
     const cases: CaseReport[] = [];
-    for (const c of casesFor(n)) {
+    for (const c of settings.calendarOnly ? [] : casesFor(n)) {
       const queries = await queriesFor(c, (name) => server(name).baseUrl);
       const headers: Record<string, string> = {};
       if (c.depth === "304") headers["if-none-match"] = await etagOf(`${server("api").baseUrl}${c.path}${queries.api}`);
@@ -265,12 +270,13 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
       cases.push(report);
     }
     // Measured after the throughput cases, whose pages its writes would otherwise invalidate.
-    const sync = await measureSyncCost(server("api").baseUrl, monitor.pool, 100);
-    log(
-      `N=${n} sync after ${sync.changes} changes: ${sync.sync.requests} requests, ${sync.sync.bytes} bytes, ` +
-        `${sync.sync.seconds.toFixed(2)} s; full cursor walk: ${sync.walk.requests} requests, ${sync.walk.bytes} bytes, ` +
-        `${sync.walk.seconds.toFixed(1)} s (${(sync.walk.bytes / sync.sync.bytes).toFixed(0)}x the bytes)`,
-    );
+    const sync = settings.calendarOnly ? undefined : await measureSyncCost(server("api").baseUrl, monitor.pool, 100);
+    if (sync !== undefined)
+      log(
+        `N=${n} sync after ${sync.changes} changes: ${sync.sync.requests} requests, ${sync.sync.bytes} bytes, ` +
+          `${sync.sync.seconds.toFixed(2)} s; full cursor walk: ${sync.walk.requests} requests, ${sync.walk.bytes} bytes, ` +
+          `${sync.walk.seconds.toFixed(1)} s (${(sync.walk.bytes / sync.sync.bytes).toFixed(0)}x the bytes)`,
+      );
     // Last: it adds 5,000 events to the large team.
     const calendar = await measureCalendar({ api: server("api"), floor: server("floor") }, monitor.pool, settings);
     for (const c of calendar) {
@@ -287,7 +293,7 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
       ServerName,
       number
     >;
-    return { n, load: loadReport, peakRssMb, cases, sync, calendar };
+    return { n, load: loadReport, peakRssMb, cases, ...(sync === undefined ? {} : { sync }), calendar };
   } finally {
     for (const running of servers.values()) await running.stop();
     await monitor.close();
@@ -333,7 +339,7 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const loadBefore = load();
   // Quick runs (CI) go to an ignored folder, so they never overwrite the committed full results.
-  const dir = path.join(REPO_ROOT, "bench/results", settings.quick ? "quick" : "");
+  const dir = path.join(REPO_ROOT, "bench/results", settings.quick ? "quick" : settings.calendarOnly ? "calendar" : "");
   mkdirSync(dir, { recursive: true });
   const stamp = startedAt.replace(/[:.]/g, "-");
   const sizes: SizeReport[] = [];

@@ -1,7 +1,7 @@
 import { Client } from "pg";
 import { createDatabase, type Database } from "./client";
 import { isDatabaseUnavailableError } from "./errors";
-import { listMigrations, migrationState } from "./migrations";
+import { listMigrations, listRepeatables, migrationState } from "./migrations";
 import { PrismaStatements } from "./prisma-statements";
 import { QueryReadTimeoutError } from "./query-watchdog";
 import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from "./testing";
@@ -40,7 +40,11 @@ describe("database package on a real PostgreSQL", () => {
     const empty = await createEmptyTestDatabase("db_empty");
     const emptyDb = createDatabase({ url: empty.url, poolMax: 1 });
     try {
-      expect(await migrationState(emptyDb.pool)).toEqual({ pending: listMigrations(), failed: [], inProgress: [] });
+      expect(await migrationState(emptyDb.pool)).toEqual({
+        pending: [...listMigrations(), ...listRepeatables().map((name) => `repeatable/${name}`)],
+        failed: [],
+        inProgress: [],
+      });
     } finally {
       await emptyDb.close();
       await empty.drop();

@@ -9,6 +9,7 @@ import {
   type QueryResult,
 } from "pg";
 import { CircuitBreaker } from "./circuit-breaker";
+import { isEmbeddedDatabaseUrl } from "./embedded";
 import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
 import { QueryReadTimeoutError, QueryWatchdog, type WatchedConnection } from "./query-watchdog";
@@ -151,8 +152,13 @@ export function createDatabase(options: DatabaseOptions): Database {
   const observers = new Set<QueryObserver>();
   // One naming for both clients: a replica read that falls back to the primary keeps its name,
   // and no connection holds more than the bound.
+  // Never on the embedded database: its socket serves every connection from one PGlite session,
+  // so a statement named by one connection is not that connection's to keep (after an error on
+  // another connection the api's next named statement was gone: 500s).
   const names =
-    (options.preparedStatements ?? true) ? new StatementNames(options.preparedStatementsPerConnection) : undefined;
+    (options.preparedStatements ?? true) && !isEmbeddedDatabaseUrl(options.url)
+      ? new StatementNames(options.preparedStatementsPerConnection)
+      : undefined;
   const { pool, breaker } = openPool(options.url, "the database", options, observers, names);
   const settings: PrismaClientSettings = {
     statementNames: names,

@@ -1,43 +1,21 @@
 import { CALENDAR_SCOPE } from "@community/domain";
 import type { ProblemName } from "./problem-catalogue";
 import { problemRefs } from "./problem-responses";
-
-type Json = Record<string, unknown>;
+import {
+  type Json,
+  jsonContent as json,
+  PROBLEMS_OF_A_BEARER_REQUEST,
+  pathParameter,
+  resourceOperations,
+} from "./resource-operations";
 
 const PATH = "/v1/me/community/team/calendar-feeds";
-const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ "application/json": { schema: schema(name) } });
+const TAG = "calendar feeds";
+const tags = [TAG];
 
-/** What every management operation may answer besides its own problems. */
-const PROBLEMS_OF_MANAGEMENT: ProblemName[] = [
-  "Unauthorized",
-  "InsufficientScope",
-  "NotAcceptable",
-  "PayloadTooLarge",
-  "RequestTimeout",
-  "RequestHeaderTooLarge",
-  "RateLimited",
-  "Internal",
-  "Unavailable",
-];
+const idParameter = pathParameter("id", "The feed's id. Another user's is answered as unknown (404).");
 
-const security = [{ bearer: [] }, { oauth2: [CALENDAR_SCOPE] }];
-const tags = ["calendar feeds"];
-
-const idParameter = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "The feed's id. Another user's is answered as unknown (404).",
-  schema: { type: "string" },
-};
-
-const operation = (fields: Json, problems: ProblemName[]): Json => ({
-  tags,
-  security,
-  ...fields,
-  responses: { ...(fields.responses as Json), ...problemRefs([...problems, ...PROBLEMS_OF_MANAGEMENT]) },
-});
+const operation = resourceOperations(TAG, CALENDAR_SCOPE, PROBLEMS_OF_A_BEARER_REQUEST);
 
 const FEED_HEADERS: Record<string, Json> = {
   ETag: {

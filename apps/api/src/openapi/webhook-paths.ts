@@ -1,52 +1,28 @@
 import { LIST_NAMES, TEAM_LIST_BASE_PATH, WEBHOOKS_SCOPE } from "@community/domain";
-import type { ProblemName } from "./problem-catalogue";
-import { problemRefs } from "./problem-responses";
-
-type Json = Record<string, unknown>;
+import {
+  type Json,
+  jsonContent as json,
+  PROBLEMS_OF_A_BEARER_REQUEST,
+  pathParameter,
+  resourceOperations,
+} from "./resource-operations";
 
 const PATH = `${TEAM_LIST_BASE_PATH}/webhooks`;
-const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ "application/json": { schema: schema(name) } });
+const TAG = "webhooks";
+const tags = [TAG];
 
-/** What every webhooks operation may answer besides its own problems. */
-const PROBLEMS_OF_WEBHOOKS: ProblemName[] = [
-  "Unauthorized",
-  "InsufficientScope",
-  "NotAcceptable",
-  "PayloadTooLarge",
-  "RequestTimeout",
-  "RequestHeaderTooLarge",
+const idParameter = pathParameter(
+  "id",
+  "The subscription's id. Another user's or client's is answered as unknown (404).",
+);
+const deliveryParameter = pathParameter("delivery", "A notice's webhook-id from the delivery log.");
+
+/** Webhooks need PostgreSQL, and any of their operations may meet a query string with too many parameters. */
+const operation = resourceOperations(TAG, WEBHOOKS_SCOPE, [
+  ...PROBLEMS_OF_A_BEARER_REQUEST,
   "TooManyQueryParameters",
-  "RateLimited",
-  "Internal",
   "WebhooksUnavailable",
-  "Unavailable",
-];
-
-const security = [{ bearer: [] }, { oauth2: [WEBHOOKS_SCOPE] }];
-const tags = ["webhooks"];
-
-const idParameter = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "The subscription's id. Another user's or client's is answered as unknown (404).",
-  schema: { type: "string" },
-};
-const deliveryParameter = {
-  name: "delivery",
-  in: "path",
-  required: true,
-  description: "A notice's webhook-id from the delivery log.",
-  schema: { type: "string" },
-};
-
-const operation = (fields: Json, problems: ProblemName[]): Json => ({
-  tags,
-  security,
-  ...fields,
-  responses: { ...(fields.responses as Json), ...problemRefs([...problems, ...PROBLEMS_OF_WEBHOOKS]) },
-});
+]);
 
 /** The webhooks' paths (contract 10.2), and the notice as an OpenAPI 3.1 webhook. */
 export function webhookPaths(): Record<string, Json> {

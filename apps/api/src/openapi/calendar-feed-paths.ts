@@ -1,13 +1,7 @@
 import { CALENDAR_SCOPE } from "@community/domain";
 import type { ProblemName } from "./problem-catalogue";
 import { problemRefs } from "./problem-responses";
-import {
-  type Json,
-  jsonContent as json,
-  PROBLEMS_OF_A_BEARER_REQUEST,
-  pathParameter,
-  resourceOperations,
-} from "./resource-operations";
+import { type Json, jsonContent, listOperation, okJson, operationBuilder, pathParameter } from "./resource-operations";
 
 const PATH = "/v1/me/community/team/calendar-feeds";
 const TAG = "calendar feeds";
@@ -15,7 +9,7 @@ const tags = [TAG];
 
 const idParameter = pathParameter("id", "The feed's id. Another user's is answered as unknown (404).");
 
-const operation = resourceOperations(TAG, CALENDAR_SCOPE, PROBLEMS_OF_A_BEARER_REQUEST);
+const operation = operationBuilder(TAG, CALENDAR_SCOPE);
 
 const FEED_HEADERS: Record<string, Json> = {
   ETag: {
@@ -101,19 +95,17 @@ export function calendarFeedPaths(): Record<string, Json> {
             "201": {
               description: "Created. Location names the feed.",
               headers: { Location: { description: "The feed's path.", schema: { type: "string" } } },
-              content: json("CalendarFeedWithUrl"),
+              content: jsonContent("CalendarFeedWithUrl"),
             },
           },
         },
         ["InvalidBody", "NoCommunityTeam", "CalendarFeedLimit", "UnsupportedMediaType"],
       ),
       get: operation(
-        {
-          operationId: "listCalendarFeeds",
-          summary: "The caller's calendar feeds",
-          description: "Oldest first; never a secret.",
-          responses: { "200": { description: "The feeds.", content: json("CalendarFeedList") } },
-        },
+        listOperation("listCalendarFeeds", "The caller's calendar feeds", {
+          description: "The feeds.",
+          schema: "CalendarFeedList",
+        }),
         [],
       ),
     },
@@ -124,7 +116,7 @@ export function calendarFeedPaths(): Record<string, Json> {
           operationId: "getCalendarFeed",
           summary: "One calendar feed",
           description: "Never its secret.",
-          responses: { "200": { description: "The feed.", content: json("CalendarFeed") } },
+          responses: okJson("The feed.", "CalendarFeed"),
         },
         ["CalendarFeedNotFound"],
       ),
@@ -146,7 +138,7 @@ export function calendarFeedPaths(): Record<string, Json> {
           summary: "A new secret URL for a feed",
           description: "The old URL answers 404 at once.",
           responses: {
-            "200": { description: "The feed with its new URL.", content: json("CalendarFeedWithUrl") },
+            "200": { description: "The feed with its new URL.", content: jsonContent("CalendarFeedWithUrl") },
           },
         },
         ["CalendarFeedNotFound"],

@@ -31,13 +31,29 @@ export const pathParameter = (name: string, description: string) => ({
 
 /**
  * The operation builder of one resource family: every operation carries its tag and its scope, and
- * may answer the family's problems besides its own.
+ * may answer a bearer request's problems and the family's besides its own.
  */
-export function resourceOperations(tag: string, scope: string, problemsOfEvery: ProblemName[]) {
+export function operationBuilder(tag: string, scope: string, problemsOfTheFamily: ProblemName[] = []) {
   return (fields: Json, problems: ProblemName[]): Json => ({
     tags: [tag],
     security: [{ bearer: [] }, { oauth2: [scope] }],
     ...fields,
-    responses: { ...(fields.responses as Json), ...problemRefs([...problems, ...problemsOfEvery]) },
+    responses: {
+      ...(fields.responses as Json),
+      ...problemRefs([...problems, ...problemsOfTheFamily, ...PROBLEMS_OF_A_BEARER_REQUEST]),
+    },
   });
 }
+
+/** A 200 answer with a JSON body of the named schema. */
+export const okJson = (description: string, schema: string) => ({
+  "200": { description, content: jsonContent(schema) },
+});
+
+/** GET on a collection of the caller's resources: all of them, oldest first, secrets withheld. */
+export const listOperation = (operationId: string, summary: string, ok: { description: string; schema: string }) => ({
+  operationId,
+  summary,
+  description: "Oldest first; never a secret.",
+  responses: okJson(ok.description, ok.schema),
+});

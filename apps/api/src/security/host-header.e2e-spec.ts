@@ -1,7 +1,6 @@
-import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 import { LogSpy } from "../testing/log-spy";
 import { sendRaw } from "../testing/raw-http";
 
@@ -44,8 +43,7 @@ describe("the Host header (RFC 9112 section 3.2)", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp("postgres", contractFixture(), { env: { LOG_LEVEL: "info" }, logDestination: logs });
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+    ({ port } = await listenOnLoopback(e2e));
     spy = new LogSpy();
   });
 
@@ -103,8 +101,7 @@ describe("a problem's instance", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp("postgres", contractFixture());
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+    ({ port } = await listenOnLoopback(e2e));
   });
 
   afterAll(async () => {

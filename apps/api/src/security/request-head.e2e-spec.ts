@@ -1,6 +1,5 @@
-import type { AddressInfo } from "node:net";
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 import { type RawResponse, sendRaw } from "../testing/raw-http";
 
 const EVENTS = "/v1/me/community/team/events";
@@ -30,8 +29,7 @@ describe("request heads the HTTP parser refuses (defaults)", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp("postgres", contractFixture());
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+    ({ port } = await listenOnLoopback(e2e));
   });
 
   afterAll(async () => {
@@ -87,8 +85,7 @@ describe("request heads with HTTP_MAX_HEADER_BYTES", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp("postgres", contractFixture(), { env: { HTTP_MAX_HEADER_BYTES: "4096" } });
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+    ({ port } = await listenOnLoopback(e2e));
   });
 
   afterAll(async () => {

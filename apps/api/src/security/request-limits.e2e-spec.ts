@@ -1,8 +1,7 @@
-import type { AddressInfo } from "node:net";
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 import { type RawResponse, sendRaw } from "../testing/raw-http";
 
 const EVENTS = "/v1/me/community/team/events";
@@ -98,8 +97,7 @@ describe("header fields the service reads as one value", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp("postgres", contractFixture(), { env: { HTTP_MAX_HEADER_BYTES: "65536" } });
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+    ({ port } = await listenOnLoopback(e2e));
   });
 
   afterAll(async () => {

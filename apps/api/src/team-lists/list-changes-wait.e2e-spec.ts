@@ -1,12 +1,11 @@
 import { execFile } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@community/fixtures/testing";
 import request from "supertest";
 import { DrainState } from "../health/drain-state";
 import { MetricsService } from "../metrics/metrics.service";
 import { expectProblem } from "../testing/contract-assertions";
-import { type Backend, type E2eApp, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { type Backend, type E2eApp, listenOnLoopback, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
 import { ChangeWaits } from "./change-waits";
 
 /**
@@ -22,12 +21,6 @@ const SECRET = "list-changes-wait-e2e-cursor-secret-0123456789";
 const LONG_WAIT = 30;
 
 const run = promisify(execFile);
-
-/** An app listening on a port of its own, so that requests run side by side. */
-async function listening(e2e: E2eApp): Promise<string> {
-  await e2e.app.listen(0, "127.0.0.1");
-  return `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
-}
 
 let serial = 0;
 
@@ -59,8 +52,8 @@ describe("long poll on the changes feed on postgres", () => {
     first = await startE2eApp("postgres", contractFixture(), { env });
     // A second replica over the same database.
     second = await startE2eAppOn(first.url, undefined, undefined, env);
-    firstBase = await listening(first);
-    secondBase = await listening(second);
+    firstBase = (await listenOnLoopback(first)).url;
+    secondBase = (await listenOnLoopback(second)).url;
     for (const app of [first, second]) {
       const waits = app.app.get(ChangeWaits);
       await until(() => waits.noticesState === "listening", "the api listens for notices", 20_000);
@@ -242,7 +235,7 @@ describe("long poll on the changes feed on the embedded database", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp(embedded, contractFixture(), { env: { CURSOR_SECRET: SECRET } });
-    base = await listening(e2e);
+    base = (await listenOnLoopback(e2e)).url;
   }, 120_000);
 
   afterAll(async () => {

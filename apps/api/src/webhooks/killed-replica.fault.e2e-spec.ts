@@ -9,7 +9,7 @@ import {
   until,
 } from "@community/fixtures/testing";
 import request from "supertest";
-import { type E2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eAppOn } from "../testing/e2e-app";
 import { TestReceiver } from "./testing/receiver";
 
 /**
@@ -86,7 +86,7 @@ describe("webhooks when a replica is killed", () => {
     expect(receiver.ofType("guides.changed")).toEqual([]);
 
     second = await startE2eAppOn(url, undefined, undefined, ENV);
-    await second.app.listen(0, "127.0.0.1");
+    await listenOnLoopback(second);
     await until(
       () => receiver.ofType("events.changed").length === 2 && receiver.ofType("guides.changed").length === 1,
       "the other replica delivers both notices",

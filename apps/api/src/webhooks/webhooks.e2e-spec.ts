@@ -1,12 +1,11 @@
 import { execFile, spawn } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { hashToken } from "@community/db";
 import { CLIENT_ID, CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@community/fixtures/testing";
 import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 import { appForSuite } from "../testing/suite-app";
 import { TestReceiver } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
@@ -118,8 +117,7 @@ describe("webhooks on postgres", () => {
         WEBHOOK_STALE_LOCK_SECONDS: "5",
       },
     });
-    await e2e.app.listen(0, "127.0.0.1");
-    base = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+    base = (await listenOnLoopback(e2e)).url;
   }, 120_000);
 
   afterAll(async () => {

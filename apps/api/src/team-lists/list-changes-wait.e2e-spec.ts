@@ -1,11 +1,10 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@community/fixtures/testing";
 import request from "supertest";
 import { DrainState } from "../health/drain-state";
 import { MetricsService } from "../metrics/metrics.service";
 import { expectProblem } from "../testing/contract-assertions";
 import { type Backend, type E2eApp, listenOnLoopback, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { insertEventSql, psql } from "../testing/psql";
 import { ChangeWaits } from "./change-waits";
 
 /**
@@ -20,24 +19,12 @@ const SECRET = "list-changes-wait-e2e-cursor-secret-0123456789";
 /** Far longer than any wake should take: a test that waits this long has failed. */
 const LONG_WAIT = 30;
 
-const run = promisify(execFile);
-
 let serial = 0;
 
 /** Inserts an event through psql (not the api, nor its pool): "another system's SQL". */
 async function commitEvent(url: string, team: string): Promise<string> {
   const id = `ev_wait_${process.pid}_${serial++}`;
-  await run("psql", [
-    url,
-    "-X",
-    "-q",
-    "-v",
-    "ON_ERROR_STOP=1",
-    "-c",
-    `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
-                         price_in_cents, currency)
-     VALUES ('${id}', '${team}', 'acc_jane', '${id}', '${id}', 60, '2026-03-05T18:30:00Z', false, 0, 'USD')`,
-  ]);
+  await psql(url, insertEventSql(id, team));
   return id;
 }
 

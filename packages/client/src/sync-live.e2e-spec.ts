@@ -8,7 +8,7 @@ import {
   until,
 } from "@community/fixtures/testing";
 import { createClient } from "./client";
-import type { SyncStore } from "./collection";
+import { MapStore } from "./testing/map-store";
 import type { Event } from "./wire";
 
 const fixture = contractFixture();
@@ -37,21 +37,8 @@ describe("@community/client live sync against the running api", () => {
     await running?.stop();
   });
 
-  const copy = new Map<string, Event>();
-  let token: string | undefined;
-  const store: SyncStore<Event> = {
-    getToken: () => token,
-    setToken: (next) => {
-      token = next;
-    },
-    clear: () => copy.clear(),
-    upsert: (event) => {
-      copy.set(event.id, event);
-    },
-    remove: (id) => {
-      copy.delete(id);
-    },
-  };
+  const store = new MapStore();
+  const copy = store.items;
 
   /** The client's requests, each with the time it was answered (or failed). */
   const requests: Array<{ url: URL; sent: number; answered?: number }> = [];
@@ -99,7 +86,7 @@ describe("@community/client live sync against the running api", () => {
     controller.abort();
     const result = await running;
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(result).toMatchObject({ full: true, upserts: copy.size + 1, deletes: 0, token });
+    expect(result).toMatchObject({ full: true, upserts: copy.size + 1, deletes: 0, token: store.token });
     expect(sorted(copy.values())).toEqual(sorted(await freshWalk()));
   }, 60_000);
 

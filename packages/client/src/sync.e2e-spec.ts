@@ -1,7 +1,7 @@
 import { createDatabase, type Database } from "@community/db";
 import { CLIMBERS, contractFixture, type RunningApi, startCompiledApi, TOKENS } from "@community/fixtures/testing";
 import { createClient } from "./client";
-import type { SyncStore } from "./collection";
+import { MapStore } from "./testing/map-store";
 import type { Event } from "./wire";
 
 const fixture = contractFixture();
@@ -24,21 +24,8 @@ describe("@community/client sync against the running api", () => {
     await running?.stop();
   });
 
-  const copy = new Map<string, Event>();
-  let token: string | undefined;
-  const store: SyncStore<Event> = {
-    getToken: () => token,
-    setToken: (next) => {
-      token = next;
-    },
-    clear: () => copy.clear(),
-    upsert: (event) => {
-      copy.set(event.id, event);
-    },
-    remove: (id) => {
-      copy.delete(id);
-    },
-  };
+  const store = new MapStore();
+  const copy = store.items;
 
   const freshWalk = async () => {
     const events: Event[] = [];
@@ -66,7 +53,7 @@ describe("@community/client sync against the running api", () => {
 
   it("starts again from a full walk when the token predates a change of team (410 sync-expired)", async () => {
     const client = createClient({ baseUrl, token: TOKENS.runner });
-    const before = token;
+    const before = store.token;
     await database.prisma.user.update({ where: { id: runner }, data: { teamId: CLIMBERS } });
     await expect(client.events.changes({ since: before })).rejects.toMatchObject({ status: 410, kind: "sync-expired" });
 

@@ -1,4 +1,5 @@
 import { hashToken } from "@community/db";
+import { replicasSharingRedis } from "../rate-limit/testing/redis-keys";
 import { reportFault } from "../testing/fault-report";
 import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";

@@ -8,8 +8,8 @@ const validated = (query: Record<string, unknown>) =>
 
 describe(DeliveriesQueryDto.name, () => {
   it("defaults to the first page of 100 and hands on numbers", async () => {
-    expect({ ...(await validated({})) }).toEqual({ page: 1, per_page: 100 });
-    expect({ ...(await validated({ page: "02", per_page: "7" })) }).toEqual({ page: 2, per_page: 7 });
+    expect(await validated({})).toEqual({ page: 1, per_page: 100 });
+    expect(await validated({ page: "02", per_page: "7" })).toEqual({ page: 2, per_page: 7 });
   });
 
   it("names page before per_page when both are invalid", async () => {

@@ -28,11 +28,10 @@ export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicatio
     scheduler: SchedulerRegistry,
   ) {
     this.task = new BackgroundTask(scheduler, "oauth-payload-sweep");
-    this.swept = new Counter({
-      name: "oauth_payloads_swept_total",
-      help: "Expired authorization server rows (oauth_payloads) deleted by the periodic sweep",
-      registers: [metrics.registry],
-    });
+    this.swept = metrics.counter(
+      "oauth_payloads_swept_total",
+      "Expired authorization server rows (oauth_payloads) deleted by the periodic sweep",
+    );
   }
 
   onApplicationBootstrap(): void {

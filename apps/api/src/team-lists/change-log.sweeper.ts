@@ -31,17 +31,15 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
     scheduler: SchedulerRegistry,
   ) {
     this.task = new BackgroundTask(scheduler, "list-change-log-sweep");
-    this.swept = new Counter({
-      name: "list_change_log_swept_total",
-      help: "Change-log entries past the retention removed by the periodic sweep",
-      registers: [metrics.registry],
-    });
-    this.runs = new Counter({
-      name: "list_change_log_sweeps_total",
-      help: "Change-log sweeps, by outcome: swept, skipped (another replica held the lock) or failed",
-      labelNames: ["outcome"] as const,
-      registers: [metrics.registry],
-    });
+    this.swept = metrics.counter(
+      "list_change_log_swept_total",
+      "Change-log entries past the retention removed by the periodic sweep",
+    );
+    this.runs = metrics.counter(
+      "list_change_log_sweeps_total",
+      "Change-log sweeps, by outcome: swept, skipped (another replica held the lock) or failed",
+      ["outcome"] as const,
+    );
   }
 
   onApplicationBootstrap(): void {

@@ -21,6 +21,7 @@ export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicatio
   private readonly swept: Counter;
   private readonly task: BackgroundTask<number>;
 
+  // A constructor of the change-log sweeper's shape: each sweeper owns its task and declares its metrics.
   constructor(
     private readonly payloads: OAuthPayloadRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

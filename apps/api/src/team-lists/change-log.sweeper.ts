@@ -24,6 +24,7 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
   private readonly runs: Counter<"outcome">;
   private readonly task: BackgroundTask<number | undefined>;
 
+  // A constructor of the oauth-payload sweeper's shape: each sweeper owns its task and declares its metrics.
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

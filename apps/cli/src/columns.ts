@@ -26,6 +26,7 @@ const accountColumns = <T extends { account: Account }>(): Column<T>[] => [
 ];
 
 /** Every field of an event, nested objects flattened; the table shows the ones marked. */
+// Column tables of one shape (the duplicates tool pairs them): data, one row per field.
 export const EVENT_COLUMNS: Column<Event>[] = [
   { header: "id", value: (e) => e.id, inTable: true },
   { header: "slug", value: (e) => e.slug },

@@ -2,33 +2,21 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createClient } from "@community/client";
-import { createDatabase, type Database } from "@community/db";
-import { contractFixture, type RunningApi, startCompiledApi, TOKENS, until } from "@community/fixtures/testing";
+import { compiledApiForSuite, contractFixture, TOKENS, until } from "@community/fixtures/testing";
 
 const MAIN = path.resolve(__dirname, "../dist/main.js");
 
 /** The built CLI's `changes --follow` as a process against the compiled api, stopped by a signal. */
 describe("community changes --follow as a process", () => {
-  let running: RunningApi;
-  let database: Database;
-  let baseUrl: string;
-
-  beforeAll(async () => {
+  beforeAll(() => {
     if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`pnpm build\` first`);
-    running = await startCompiledApi("cli_follow", contractFixture());
-    baseUrl = running.baseUrl;
-    database = createDatabase({ url: running.databaseUrl, poolMax: 2 });
-  }, 60_000);
-
-  afterAll(async () => {
-    await database?.close();
-    await running?.stop();
   });
+  const api = compiledApiForSuite("cli_follow", contractFixture());
 
   function follow(since: string) {
     const child: ChildProcessWithoutNullStreams = spawn(
       process.execPath,
-      [MAIN, "changes", "events", "--follow", "--since", since, "--format", "json", "--base-url", baseUrl],
+      [MAIN, "changes", "events", "--follow", "--since", since, "--format", "json", "--base-url", api.baseUrl],
       { env: { PATH: process.env.PATH, COMMUNITY_API_TOKEN: TOKENS.runner } },
     );
     const output = { stdout: "", stderr: "" };
@@ -45,12 +33,12 @@ describe("community changes --follow as a process", () => {
   }
 
   const rename = (id: string, name: string) =>
-    database.prisma.$executeRawUnsafe("UPDATE events SET name = $1 WHERE id = $2", name, id);
+    api.database.prisma.$executeRawUnsafe("UPDATE events SET name = $1 WHERE id = $2", name, id);
 
   it.each(["SIGINT", "SIGTERM"] as const)(
     "prints each change as a JSON line as it commits, and exits 0 on %s",
     async (signal) => {
-      const client = createClient({ baseUrl, token: TOKENS.runner });
+      const client = createClient({ baseUrl: api.baseUrl, token: TOKENS.runner });
       const { next } = await client.events.changes();
       const page = await client.listEvents({ perPage: 2 });
       if (page.notModified) throw new Error("a 304 without If-None-Match");

@@ -73,6 +73,7 @@ interface ListSpec<T, F> {
   pick: (client: CommunityClient) => Collection<T, F>;
 }
 
+// The lists' specs: data of one shape (the duplicates tool pairs them), one object per list.
 const EVENTS: ListSpec<Event, EventFilters> = {
   name: "events",
   statuses: EVENT_STATUSES,

@@ -1,14 +1,6 @@
-import { createDatabase, type Database } from "@community/db";
-import {
-  CLIMBERS,
-  contractFixture,
-  type RunningApi,
-  startCompiledApi,
-  TOKENS,
-  until,
-} from "@community/fixtures/testing";
+import { CLIMBERS, compiledApiForSuite, contractFixture, TOKENS, until } from "@community/fixtures/testing";
 import { createClient } from "./client";
-import type { SyncStore } from "./collection";
+import { MapStore } from "./testing/map-store";
 import type { Event } from "./wire";
 
 const fixture = contractFixture();
@@ -22,36 +14,10 @@ const WAIT = 30;
  * not by polling; a change of team (410) rebuilds the copy; an abort ends it at once.
  */
 describe("@community/client live sync against the running api", () => {
-  let running: RunningApi;
-  let database: Database;
-  let baseUrl: string;
+  const api = compiledApiForSuite("client_live_sync", fixture);
 
-  beforeAll(async () => {
-    running = await startCompiledApi("client_live_sync", fixture);
-    baseUrl = running.baseUrl;
-    database = createDatabase({ url: running.databaseUrl, poolMax: 2 });
-  }, 60_000);
-
-  afterAll(async () => {
-    await database?.close();
-    await running?.stop();
-  });
-
-  const copy = new Map<string, Event>();
-  let token: string | undefined;
-  const store: SyncStore<Event> = {
-    getToken: () => token,
-    setToken: (next) => {
-      token = next;
-    },
-    clear: () => copy.clear(),
-    upsert: (event) => {
-      copy.set(event.id, event);
-    },
-    remove: (id) => {
-      copy.delete(id);
-    },
-  };
+  const store = new MapStore();
+  const copy = store.items;
 
   /** The client's requests, each with the time it was answered (or failed). */
   const requests: Array<{ url: URL; sent: number; answered?: number }> = [];
@@ -68,14 +34,15 @@ describe("@community/client live sync against the running api", () => {
 
   const freshWalk = async () => {
     const events: Event[] = [];
-    for await (const event of createClient({ baseUrl, token: TOKENS.runner }).events.all()) events.push(event);
+    for await (const event of createClient({ baseUrl: api.baseUrl, token: TOKENS.runner }).events.all())
+      events.push(event);
     return events;
   };
   const sorted = (events: Iterable<Event>) => [...events].sort((a, b) => (a.id < b.id ? -1 : 1));
 
   it("applies a write made with SQL on another connection within moments, over one held request", async () => {
     const controller = new AbortController();
-    const client = createClient({ baseUrl, token: TOKENS.runner, fetch: countingFetch });
+    const client = createClient({ baseUrl: api.baseUrl, token: TOKENS.runner, fetch: countingFetch });
     const running = client.events.sync(store, { live: true, signal: controller.signal, wait: WAIT });
     await until(() => held().length === 1, "the copy is caught up and a long poll is held");
     expect(sorted(copy.values())).toEqual(sorted(await freshWalk()));
@@ -83,7 +50,7 @@ describe("@community/client live sync against the running api", () => {
     const [renamed] = [...copy.keys()].sort();
     const before = requests.length;
     const written = Date.now();
-    await database.prisma.$executeRawUnsafe("UPDATE events SET name = $1 WHERE id = $2", "Renamed live", renamed);
+    await api.database.prisma.$executeRawUnsafe("UPDATE events SET name = $1 WHERE id = $2", "Renamed live", renamed);
     await until(() => copy.get(renamed ?? "")?.name === "Renamed live", "the write reaches the copy");
     const arrived = Date.now() - written;
 
@@ -99,13 +66,13 @@ describe("@community/client live sync against the running api", () => {
     controller.abort();
     const result = await running;
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect(result).toMatchObject({ full: true, upserts: copy.size + 1, deletes: 0, token });
+    expect(result).toMatchObject({ full: true, upserts: copy.size + 1, deletes: 0, token: store.token });
     expect(sorted(copy.values())).toEqual(sorted(await freshWalk()));
   }, 60_000);
 
   it("rebuilds the copy when its token predates a change of team (410), and follows the new team", async () => {
     const controller = new AbortController();
-    const client = createClient({ baseUrl, token: TOKENS.runner, fetch: countingFetch });
+    const client = createClient({ baseUrl: api.baseUrl, token: TOKENS.runner, fetch: countingFetch });
     // A short wait: the team's change is not a change of the list, so only the wait's end answers the held request.
     const running = client.events.sync(store, { live: true, signal: controller.signal, wait: 1 });
     await until(() => held().length === 1, "a long poll is held");
@@ -116,7 +83,7 @@ describe("@community/client live sync against the running api", () => {
       .join();
     expect(climberIds).not.toBe("");
     const gone = requests.length;
-    await database.prisma.user.update({ where: { id: runner }, data: { teamId: CLIMBERS } });
+    await api.database.prisma.user.update({ where: { id: runner }, data: { teamId: CLIMBERS } });
     await until(() => [...copy.keys()].sort().join() === climberIds && held().length === 1, "the copy is rebuilt");
     expect(requests.slice(gone).some((r) => r.url.searchParams.has("cursor"))).toBe(true);
     expect(sorted(copy.values())).toEqual(sorted(await freshWalk()));

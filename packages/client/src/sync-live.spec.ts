@@ -1,8 +1,9 @@
 import { wireEvent } from "@community/domain/testing";
 import { FakeCommunityApi, until } from "@community/fixtures/testing";
 import { createClient } from "./client";
-import type { LiveSyncResult, SyncStore } from "./collection";
+import type { LiveSyncResult } from "./collection";
 import { NetworkError, RateLimitedError, UnauthorizedError } from "./errors";
+import { MapStore, sortedById } from "./testing/map-store";
 import type { Event } from "./wire";
 
 /**
@@ -56,30 +57,6 @@ class LongPollFetch {
   }
 }
 
-class MapStore implements SyncStore<Event> {
-  readonly items = new Map<string, Event>();
-  token: string | undefined;
-  clears = 0;
-  failUpsert?: Error;
-  getToken = () => this.token;
-  setToken = (token: string) => {
-    this.token = token;
-  };
-  clear = () => {
-    this.items.clear();
-    this.clears++;
-  };
-  upsert = (item: Event) => {
-    if (this.failUpsert) throw this.failUpsert;
-    this.items.set(item.id, item);
-  };
-  remove = (id: string) => {
-    this.items.delete(id);
-  };
-}
-
-const sorted = (items: Iterable<Event>) => [...items].sort((a, b) => (a.id < b.id ? -1 : 1));
-
 describe("sync(store, { live: true }) against a fake of contract sections 9 and 10.1", () => {
   let api: FakeCommunityApi;
   let poll: LongPollFetch;
@@ -100,7 +77,7 @@ describe("sync(store, { live: true }) against a fake of contract sections 9 and 
   const live = (options: { maxRetries?: number; onRetry?: (error: unknown, ms: number) => void } = {}) =>
     client(options).events.sync(store, { live: true, signal: controller.signal, wait: 20, onRetry: options.onRetry });
   const equalsTheList = () =>
-    expect(sorted(store.items.values())).toEqual(sorted(api.items.events.values() as Iterable<Event>));
+    expect(sortedById(store.items.values())).toEqual(sortedById(api.items.events.values() as Iterable<Event>));
 
   beforeEach(async () => {
     api = await FakeCommunityApi.start(TOKEN);

@@ -1,36 +1,11 @@
 import { wireEvent } from "@community/domain/testing";
 import { FakeCommunityApi } from "@community/fixtures/testing";
 import { createClient } from "./client";
-import type { SyncStore } from "./collection";
 import { SyncExpiredError } from "./errors";
+import { MapStore, sortedById } from "./testing/map-store";
 import type { Event } from "./wire";
 
 const TOKEN = "fake-token";
-
-/** A Map-backed store that records what sync() did to it. */
-class MapStore implements SyncStore<Event> {
-  readonly items = new Map<string, Event>();
-  token: string | undefined;
-  clears = 0;
-  onUpsert?: () => void;
-  getToken = () => this.token;
-  setToken = (token: string) => {
-    this.token = token;
-  };
-  clear = () => {
-    this.items.clear();
-    this.clears++;
-  };
-  upsert = (item: Event) => {
-    this.items.set(item.id, item);
-    this.onUpsert?.();
-  };
-  remove = (id: string) => {
-    this.items.delete(id);
-  };
-}
-
-const sorted = (items: Iterable<Event>) => [...items].sort((a, b) => (a.id < b.id ? -1 : 1));
 
 describe("cursor walks, filters and sync against a fake of contract section 9", () => {
   let api: FakeCommunityApi;
@@ -110,7 +85,7 @@ describe("cursor walks, filters and sync against a fake of contract section 9", 
     const store = new MapStore();
     const first = await client().events.sync(store, { perPage: 7 });
     expect(first).toMatchObject({ full: true, upserts: 25, deletes: 0 });
-    expect(sorted(store.items.values())).toEqual(sorted(api.items.events.values() as Iterable<Event>));
+    expect(sortedById(store.items.values())).toEqual(sortedById(api.items.events.values() as Iterable<Event>));
 
     api.upsert("events", wireEvent({ id: "ev_10", name: "renamed" }));
     api.remove("events", "ev_11");
@@ -119,7 +94,7 @@ describe("cursor walks, filters and sync against a fake of contract section 9", 
     const second = await client().events.sync(store, { perPage });
     expect(second).toMatchObject({ full: false, upserts: 2, deletes: 1 });
     expect(store.clears).toBe(1);
-    expect(sorted(store.items.values())).toEqual(sorted(api.items.events.values() as Iterable<Event>));
+    expect(sortedById(store.items.values())).toEqual(sortedById(api.items.events.values() as Iterable<Event>));
     expect(store.token).toBe(second.token);
 
     const quiet = await client().events.sync(store);
@@ -137,7 +112,7 @@ describe("cursor walks, filters and sync against a fake of contract section 9", 
       api.remove("events", "ev_34");
     };
     await client().events.sync(store, { perPage: 5 });
-    expect(sorted(store.items.values())).toEqual(sorted(api.items.events.values() as Iterable<Event>));
+    expect(sortedById(store.items.values())).toEqual(sortedById(api.items.events.values() as Iterable<Event>));
     expect(store.items.has("ev_00")).toBe(true);
     expect(store.items.has("ev_34")).toBe(false);
   });
@@ -153,6 +128,6 @@ describe("cursor walks, filters and sync against a fake of contract section 9", 
     const again = await client().events.sync(store);
     expect(again).toMatchObject({ full: true, upserts: 24 });
     expect(store.clears).toBe(2);
-    expect(sorted(store.items.values())).toEqual(sorted(api.items.events.values() as Iterable<Event>));
+    expect(sortedById(store.items.values())).toEqual(sortedById(api.items.events.values() as Iterable<Event>));
   });
 });

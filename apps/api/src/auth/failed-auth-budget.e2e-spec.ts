@@ -1,30 +1,17 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { Database } from "@community/db";
-import { statementText } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
 import { CLIENT_ID, contractFixture, emptyFixture, TOKENS } from "@community/fixtures/testing";
-import Redis from "ioredis";
 import request from "supertest";
+import { replicasSharingRedis } from "../rate-limit/testing/redis-keys";
 import { expectProblem } from "../testing/contract-assertions";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { countTokenLookups } from "./testing/token-lookups";
 
 const EVENTS = "/v1/me/community/team/events";
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const LIMIT = 5;
 const ATTACKER = "203.0.113.9";
 const NEIGHBOUR = "198.51.100.7";
 const madeUp = () => randomBytes(24).toString("base64url");
-
-/** Counts the token lookups (the statement that reads access_tokens) that reach the database. */
-function countLookups(database: Database): { count: () => number; restore: () => void } {
-  let lookups = 0;
-  const query = database.pool.query.bind(database.pool);
-  const spy = jest.spyOn(database.pool, "query").mockImplementation(((text: unknown, ...rest: unknown[]) => {
-    if (statementText(text).includes("FROM access_tokens")) lookups += 1;
-    return (query as (...args: unknown[]) => unknown)(text, ...rest);
-  }) as typeof database.pool.query);
-  return { count: () => lookups, restore: () => spy.mockRestore() };
-}
 
 const get = (e2e: E2eApp, token: string, address: string) =>
   request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${token}`).set("X-Forwarded-For", address);
@@ -41,7 +28,7 @@ describe.each<Backend>(["postgres", "embedded"])("failed authentications from on
   afterAll(() => e2e?.close());
 
   it("spends a budget per address, then answers 429 with Retry-After without looking tokens up", async () => {
-    const lookups = countLookups(e2e.database);
+    const lookups = countTokenLookups(e2e.database);
     const statuses: number[] = [];
     try {
       for (let i = 0; i < 20; i++) statuses.push((await get(e2e, madeUp(), ATTACKER)).status);
@@ -63,7 +50,7 @@ describe.each<Backend>(["postgres", "embedded"])("failed authentications from on
 
   it("looks a made-up token up once however often it is sent", async () => {
     const token = madeUp();
-    const lookups = countLookups(e2e.database);
+    const lookups = countTokenLookups(e2e.database);
     try {
       // From as many addresses, so that no budget is spent.
       for (let i = 0; i < 3; i++) expect((await get(e2e, token, `192.0.2.${10 + i}`)).status).toBe(401);
@@ -103,29 +90,14 @@ describe("a token loaded after it was refused", () => {
 });
 
 describe("failed authentications counted in Redis, shared by two replicas", () => {
-  const prefix = `community-team-test:${randomUUID()}:`;
-  let redis: Redis;
-  let replicas: E2eApp[] = [];
-
-  beforeAll(async () => {
-    redis = new Redis(REDIS_URL);
-    const env = { AUTH_FAILURE_LIMIT: String(LIMIT), TRUST_PROXY: "loopback", REDIS_URL, REDIS_KEY_PREFIX: prefix };
-    replicas = [
-      await startE2eApp("postgres", contractFixture(), { env }),
-      await startE2eApp("postgres", contractFixture(), { env }),
-    ];
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(replicas.map((replica) => replica.close()));
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+  const shared = replicasSharingRedis((env) => startE2eApp("postgres", contractFixture(), { env }), {
+    AUTH_FAILURE_LIMIT: String(LIMIT),
+    TRUST_PROXY: "loopback",
   });
 
   it("spends one budget whichever replica answers", async () => {
-    const [a, b] = replicas as [E2eApp, E2eApp];
-    const counters = [countLookups(a.database), countLookups(b.database)];
+    const [a, b] = shared.replicas;
+    const counters = [countTokenLookups(a.database), countTokenLookups(b.database)];
     const statuses: number[] = [];
     try {
       for (let i = 0; i < 20; i++) statuses.push((await get(i % 2 === 0 ? a : b, madeUp(), ATTACKER)).status);
@@ -137,7 +109,7 @@ describe("failed authentications counted in Redis, shared by two replicas", () =
     expect(lookups).toBeLessThanOrEqual(LIMIT + 2);
     expect(statuses.filter((status) => status === 429)).toHaveLength(20 - lookups);
     expect(statuses.slice(-4)).toEqual([429, 429, 429, 429]);
-    const keys = await redis.keys(`${prefix}*`);
+    const keys = await shared.redis.keys(`${shared.prefix}*`);
     expect(keys.some((key) => key.includes(ATTACKER))).toBe(true);
   });
 });

@@ -1,14 +1,15 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { type Database, hashToken } from "@community/db";
-import { statementText } from "@community/db/testing";
+import { hashToken } from "@community/db";
 import { TOKENS } from "@community/fixtures/testing";
 import Redis from "ioredis";
 import request from "supertest";
 import { plantGrant } from "../oauth/testing/grants";
+import { dropKeysAndQuit } from "../rate-limit/testing/redis-keys";
 import { expectProblem } from "../testing/contract-assertions";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { oauthFixture } from "../testing/oauth-fixture";
 import { type JWK, loadJose } from "./jose";
+import { countTokenLookups } from "./testing/token-lookups";
 
 const EVENTS = "/v1/me/community/team/events";
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -18,17 +19,6 @@ const OFFICE = "203.0.113.40";
 const madeUp = () => randomBytes(24).toString("base64url");
 
 type Limiter = "memory" | "redis";
-
-/** Counts the statements that reach the database and read access_tokens (the opaque token lookup). */
-function countLookups(database: Database): { count: () => number; restore: () => void } {
-  let lookups = 0;
-  const query = database.pool.query.bind(database.pool);
-  const spy = jest.spyOn(database.pool, "query").mockImplementation(((text: unknown, ...rest: unknown[]) => {
-    if (statementText(text).includes("FROM access_tokens")) lookups += 1;
-    return (query as (...args: unknown[]) => unknown)(text, ...rest);
-  }) as typeof database.pool.query);
-  return { count: () => lookups, restore: () => spy.mockRestore() };
-}
 
 /**
  * An office behind one NAT address: once made-up tokens from it have spent its failed-
@@ -82,10 +72,7 @@ describe.each<[Limiter, Backend]>([
   afterAll(async () => {
     await e2e?.close();
     if (limiter === "redis") {
-      const redis = new Redis(REDIS_URL);
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
+      await dropKeysAndQuit(new Redis(REDIS_URL), prefix);
     }
   });
 
@@ -109,7 +96,7 @@ describe.each<[Limiter, Backend]>([
     for (let i = 0; i < 2; i++) expect((await get(madeUp())).status).toBe(429);
 
     // The users keep working; one more guess is refused before any lookup.
-    const lookups = countLookups(e2e.database);
+    const lookups = countTokenLookups(e2e.database);
     let guess: request.Response;
     try {
       expect((await get(TOKENS.runner)).status).toBe(200);

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createDatabase } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { ApiProcess, contractFixture, TOKENS } from "@community/fixtures/testing";
+import { type TestDatabase } from "@community/db/testing";
+import { ApiProcess, contractFixture, createLoadedTestDatabase, TOKENS } from "@community/fixtures/testing";
 import { reportFault, timed } from "../testing/fault-report";
 
 const EVENTS = "/v1/me/community/team/events";
@@ -57,13 +56,7 @@ describe("a flood of made-up tokens from one address", () => {
   let before = 0;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase("token_flood");
-    const database = createDatabase({ url: testDb.url, poolMax: 1 });
-    try {
-      await loadFixture(database.prisma, contractFixture());
-    } finally {
-      await database.close();
-    }
+    testDb = await createLoadedTestDatabase("token_flood", contractFixture());
     before = await settledLookups(testDb.url);
     api = new ApiProcess({
       DATABASE_URL: testDb.url,

@@ -1,7 +1,6 @@
-import { createDatabase, hashToken } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import { hashToken } from "@community/db";
+import { type TestDatabase } from "@community/db/testing";
+import { CLIMBERS, contractFixture, createLoadedTestDatabase, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { appForSuite } from "../testing/suite-app";
@@ -89,13 +88,7 @@ describe("a token check with a lagging read replica", () => {
   let e2e: E2eApp;
 
   beforeAll(async () => {
-    stale = await createTestDatabase("stale_replica");
-    const copy = createDatabase({ url: stale.url, poolMax: 1 });
-    try {
-      await loadFixture(copy.prisma, contractFixture());
-    } finally {
-      await copy.close();
-    }
+    stale = await createLoadedTestDatabase("stale_replica", contractFixture());
     e2e = await startE2eApp("postgres", contractFixture(), {
       readUrl: () => stale.url,
       env: { PAGE_CACHE_BYTES: "0" },

@@ -1,12 +1,11 @@
 import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 
 /**
  * A real calendar client that no one here wrote subscribes to a feed: Debian's vdirsyncer reads
@@ -45,8 +44,7 @@ describe("a real calendar client (vdirsyncer + khal) subscribed to a feed", () =
     e2e = await startE2eApp("postgres", contractFixture(), {
       env: { RATE_LIMIT_MAX: "0", CALENDAR_FEED_RATE_LIMIT_MAX: "0" },
     });
-    await e2e.app.listen(0, "127.0.0.1");
-    base = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+    base = (await listenOnLoopback(e2e)).url;
     dir = mkdtempSync(path.join(tmpdir(), "calendar-client-"));
   }, 120_000);
 

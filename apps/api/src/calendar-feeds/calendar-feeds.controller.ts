@@ -88,6 +88,7 @@ export class CalendarFeedsController {
     return calendarFeedWithUrl(feed, this.config.oauth.publicUrl, secret);
   }
 
+  // As in webhooks.controller.ts: each controller declares its own paths' 405s, so its routes read in one place.
   // The 405s, declared after the routes above (Express tries routes in order).
   @All()
   @Public()

@@ -14,6 +14,7 @@ import { GuidesQueryDto } from "./dto/guides-query.dto";
  * for any other method. Behind the bearer token (passport), then Accept (406), then the query DTO
  * (400, the global ValidationPipe).
  */
+// The same shape as events.controller.ts on purpose: the card wants each list's controller, routes and DTO in its module.
 @Controller("v1/me/community/team/guides")
 @UseGuards(BearerAuthGuard, AcceptJsonGuard)
 export class GuidesController {

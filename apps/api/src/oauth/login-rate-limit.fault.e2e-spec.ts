@@ -1,13 +1,11 @@
-import { randomUUID } from "node:crypto";
 import { hashToken } from "@community/db";
-import Redis from "ioredis";
+import { replicasSharingRedis } from "../rate-limit/testing/redis-keys";
 import { reportFault } from "../testing/fault-report";
 import { oauthFixture, PUBLIC_CLIENT, REDIRECT_URI, RUNNER } from "../testing/oauth-fixture";
 import { type OAuthE2eApp, startOAuthApp } from "./testing/oauth-app";
 import { OAuthBrowser, signInAndConsent } from "./testing/oauth-browser";
 import { authorizationRequest, type ClientConfig, discoverAs, loadOpenIdClient } from "./testing/oauth-client";
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const GUESSES = 40;
 
 /** A browser at `address` (the app trusts X-Forwarded-For from loopback) on a pending sign-in. */
@@ -109,30 +107,14 @@ describe("sign-in, authorization and token endpoints under guessing", () => {
 });
 
 describe("sign-in limits in Redis, shared by two replicas", () => {
-  const prefix = `community-team-test:${randomUUID()}:`;
-  let redis: Redis;
-  let replicas: OAuthE2eApp[] = [];
-
-  beforeAll(async () => {
-    redis = new Redis(REDIS_URL);
-    const env = { TRUST_PROXY: "loopback", REDIS_URL, REDIS_KEY_PREFIX: prefix };
-    replicas = [
-      await startOAuthApp("postgres", oauthFixture(), env),
-      await startOAuthApp("postgres", oauthFixture(), env),
-    ];
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(replicas.map((replica) => replica.close()));
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+  const shared = replicasSharingRedis((env) => startOAuthApp("postgres", oauthFixture(), env), {
+    TRUST_PROXY: "loopback",
   });
 
   it("counts the attempts on either replica against one budget, keyed by a hash of the account", async () => {
     const oidc = await loadOpenIdClient();
     const forms = await Promise.all(
-      replicas.map(async (replica) =>
+      shared.replicas.map(async (replica) =>
         loginForm(replica, await discoverAs(oidc, replica.issuer, PUBLIC_CLIENT.clientId), "203.0.113.50"),
       ),
     );
@@ -142,7 +124,7 @@ describe("sign-in limits in Redis, shared by two replicas", () => {
       statuses.push((await form.post({ username: RUNNER.username, password: `guess-${i}` })).status);
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-    const keys = (await redis.keys(`${prefix}*`)).join("\n");
+    const keys = (await shared.redis.keys(`${shared.prefix}*`)).join("\n");
     expect(keys).toContain(hashToken(RUNNER.username));
     expect(keys).not.toContain(RUNNER.username);
   });

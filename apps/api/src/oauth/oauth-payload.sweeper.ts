@@ -21,6 +21,7 @@ export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicatio
   private readonly swept: Counter;
   private readonly task: BackgroundTask<number>;
 
+  // A constructor of the change-log sweeper's shape: each sweeper owns its task and declares its metrics.
   constructor(
     private readonly payloads: OAuthPayloadRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -28,11 +29,10 @@ export class OAuthPayloadSweeper implements OnApplicationBootstrap, OnApplicatio
     scheduler: SchedulerRegistry,
   ) {
     this.task = new BackgroundTask(scheduler, "oauth-payload-sweep");
-    this.swept = new Counter({
-      name: "oauth_payloads_swept_total",
-      help: "Expired authorization server rows (oauth_payloads) deleted by the periodic sweep",
-      registers: [metrics.registry],
-    });
+    this.swept = metrics.counter(
+      "oauth_payloads_swept_total",
+      "Expired authorization server rows (oauth_payloads) deleted by the periodic sweep",
+    );
   }
 
   onApplicationBootstrap(): void {

@@ -1,43 +1,15 @@
 import { CALENDAR_SCOPE } from "@community/domain";
 import type { ProblemName } from "./problem-catalogue";
 import { problemRefs } from "./problem-responses";
-
-type Json = Record<string, unknown>;
+import { type Json, jsonContent, listOperation, okJson, operationBuilder, pathParameter } from "./resource-operations";
 
 const PATH = "/v1/me/community/team/calendar-feeds";
-const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ "application/json": { schema: schema(name) } });
+const TAG = "calendar feeds";
+const tags = [TAG];
 
-/** What every management operation may answer besides its own problems. */
-const PROBLEMS_OF_MANAGEMENT: ProblemName[] = [
-  "Unauthorized",
-  "InsufficientScope",
-  "NotAcceptable",
-  "PayloadTooLarge",
-  "RequestTimeout",
-  "RequestHeaderTooLarge",
-  "RateLimited",
-  "Internal",
-  "Unavailable",
-];
+const idParameter = pathParameter("id", "The feed's id. Another user's is answered as unknown (404).");
 
-const security = [{ bearer: [] }, { oauth2: [CALENDAR_SCOPE] }];
-const tags = ["calendar feeds"];
-
-const idParameter = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "The feed's id. Another user's is answered as unknown (404).",
-  schema: { type: "string" },
-};
-
-const operation = (fields: Json, problems: ProblemName[]): Json => ({
-  tags,
-  security,
-  ...fields,
-  responses: { ...(fields.responses as Json), ...problemRefs([...problems, ...PROBLEMS_OF_MANAGEMENT]) },
-});
+const operation = operationBuilder(TAG, CALENDAR_SCOPE);
 
 const FEED_HEADERS: Record<string, Json> = {
   ETag: {
@@ -123,19 +95,17 @@ export function calendarFeedPaths(): Record<string, Json> {
             "201": {
               description: "Created. Location names the feed.",
               headers: { Location: { description: "The feed's path.", schema: { type: "string" } } },
-              content: json("CalendarFeedWithUrl"),
+              content: jsonContent("CalendarFeedWithUrl"),
             },
           },
         },
         ["InvalidBody", "NoCommunityTeam", "CalendarFeedLimit", "UnsupportedMediaType"],
       ),
       get: operation(
-        {
-          operationId: "listCalendarFeeds",
-          summary: "The caller's calendar feeds",
-          description: "Oldest first; never a secret.",
-          responses: { "200": { description: "The feeds.", content: json("CalendarFeedList") } },
-        },
+        listOperation("listCalendarFeeds", "The caller's calendar feeds", {
+          description: "The feeds.",
+          schema: "CalendarFeedList",
+        }),
         [],
       ),
     },
@@ -146,7 +116,7 @@ export function calendarFeedPaths(): Record<string, Json> {
           operationId: "getCalendarFeed",
           summary: "One calendar feed",
           description: "Never its secret.",
-          responses: { "200": { description: "The feed.", content: json("CalendarFeed") } },
+          responses: okJson("The feed.", "CalendarFeed"),
         },
         ["CalendarFeedNotFound"],
       ),
@@ -168,7 +138,7 @@ export function calendarFeedPaths(): Record<string, Json> {
           summary: "A new secret URL for a feed",
           description: "The old URL answers 404 at once.",
           responses: {
-            "200": { description: "The feed with its new URL.", content: json("CalendarFeedWithUrl") },
+            "200": { description: "The feed with its new URL.", content: jsonContent("CalendarFeedWithUrl") },
           },
         },
         ["CalendarFeedNotFound"],

@@ -12,6 +12,7 @@ import { DEMO_TOKENS } from "@community/fixtures";
 import { calendarFeedPaths } from "./calendar-feed-paths";
 import type { ProblemName } from "./problem-catalogue";
 import { problemComponents, problemRefs } from "./problem-responses";
+import { PROBLEMS_OF_A_BEARER_REQUEST } from "./resource-operations";
 import { webhookNotices, webhookPaths } from "./webhook-paths";
 
 type Json = Record<string, unknown>;
@@ -88,18 +89,10 @@ const queryParameter = (name: string, bounds: { min: number; max: number; defaul
 });
 
 const PROBLEMS_OF_A_LIST: ProblemName[] = [
+  ...PROBLEMS_OF_A_BEARER_REQUEST,
   "InvalidQuery",
-  "Unauthorized",
-  "InsufficientScope",
   "NoCommunityTeam",
-  "NotAcceptable",
-  "PayloadTooLarge",
-  "RequestTimeout",
-  "RequestHeaderTooLarge",
   "TooManyQueryParameters",
-  "RateLimited",
-  "Internal",
-  "Unavailable",
 ];
 
 /**

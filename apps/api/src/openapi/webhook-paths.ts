@@ -1,52 +1,18 @@
 import { LIST_NAMES, TEAM_LIST_BASE_PATH, WEBHOOKS_SCOPE } from "@community/domain";
-import type { ProblemName } from "./problem-catalogue";
-import { problemRefs } from "./problem-responses";
-
-type Json = Record<string, unknown>;
+import { type Json, jsonContent, listOperation, okJson, operationBuilder, pathParameter } from "./resource-operations";
 
 const PATH = `${TEAM_LIST_BASE_PATH}/webhooks`;
-const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ "application/json": { schema: schema(name) } });
+const TAG = "webhooks";
+const tags = [TAG];
 
-/** What every webhooks operation may answer besides its own problems. */
-const PROBLEMS_OF_WEBHOOKS: ProblemName[] = [
-  "Unauthorized",
-  "InsufficientScope",
-  "NotAcceptable",
-  "PayloadTooLarge",
-  "RequestTimeout",
-  "RequestHeaderTooLarge",
-  "TooManyQueryParameters",
-  "RateLimited",
-  "Internal",
-  "WebhooksUnavailable",
-  "Unavailable",
-];
+const idParameter = pathParameter(
+  "id",
+  "The subscription's id. Another user's or client's is answered as unknown (404).",
+);
+const deliveryParameter = pathParameter("delivery", "A notice's webhook-id from the delivery log.");
 
-const security = [{ bearer: [] }, { oauth2: [WEBHOOKS_SCOPE] }];
-const tags = ["webhooks"];
-
-const idParameter = {
-  name: "id",
-  in: "path",
-  required: true,
-  description: "The subscription's id. Another user's or client's is answered as unknown (404).",
-  schema: { type: "string" },
-};
-const deliveryParameter = {
-  name: "delivery",
-  in: "path",
-  required: true,
-  description: "A notice's webhook-id from the delivery log.",
-  schema: { type: "string" },
-};
-
-const operation = (fields: Json, problems: ProblemName[]): Json => ({
-  tags,
-  security,
-  ...fields,
-  responses: { ...(fields.responses as Json), ...problemRefs([...problems, ...PROBLEMS_OF_WEBHOOKS]) },
-});
+/** Webhooks need PostgreSQL, and any of their operations may meet a query string with too many parameters. */
+const operation = operationBuilder(TAG, WEBHOOKS_SCOPE, ["TooManyQueryParameters", "WebhooksUnavailable"]);
 
 /** The webhooks' paths (contract 10.2), and the notice as an OpenAPI 3.1 webhook. */
 export function webhookPaths(): Record<string, Json> {
@@ -84,19 +50,17 @@ export function webhookPaths(): Record<string, Json> {
             "201": {
               description: "Created: the URL answered the ping. Location names the subscription.",
               headers: { Location: { description: "The subscription's path.", schema: { type: "string" } } },
-              content: json("WebhookWithSecret"),
+              content: jsonContent("WebhookWithSecret"),
             },
           },
         },
         ["InvalidBody", "NoCommunityTeam", "WebhookLimit", "UnsupportedMediaType", "WebhookUnreachable"],
       ),
       get: operation(
-        {
-          operationId: "listWebhooks",
-          summary: "The caller's subscriptions (of this user and client)",
-          description: "Oldest first; never a secret.",
-          responses: { "200": { description: "The subscriptions.", content: json("WebhookList") } },
-        },
+        listOperation("listWebhooks", "The caller's subscriptions (of this user and client)", {
+          description: "The subscriptions.",
+          schema: "WebhookList",
+        }),
         [],
       ),
     },
@@ -107,7 +71,7 @@ export function webhookPaths(): Record<string, Json> {
           operationId: "getWebhook",
           summary: "One subscription",
           description: "Its status, and why when it is disabled or revoked.",
-          responses: { "200": { description: "The subscription.", content: json("Webhook") } },
+          responses: okJson("The subscription.", "Webhook"),
         },
         ["WebhookNotFound"],
       ),
@@ -130,7 +94,7 @@ export function webhookPaths(): Record<string, Json> {
           description:
             "The new secret signs every notice from now on; the one it replaces signs beside it (two signatures in webhook-signature) for 24 h, so that a receiver can switch without losing a notice.",
           responses: {
-            "200": { description: "The subscription with its new secret.", content: json("WebhookWithSecret") },
+            "200": { description: "The subscription with its new secret.", content: jsonContent("WebhookWithSecret") },
           },
         },
         ["WebhookNotFound"],
@@ -152,7 +116,7 @@ export function webhookPaths(): Record<string, Json> {
                 Link: { $ref: "#/components/headers/Link" },
                 "X-Total-Count": { $ref: "#/components/headers/X-Total-Count" },
               },
-              content: json("WebhookDeliveries"),
+              content: jsonContent("WebhookDeliveries"),
             },
           },
         },
@@ -167,7 +131,7 @@ export function webhookPaths(): Record<string, Json> {
           summary: "Send a logged notice again",
           description:
             "The same webhook-id and body, signed anew, now; then retried on the schedule if it is not answered 2xx.",
-          responses: { "202": { description: "Due again.", content: json("WebhookRedelivery") } },
+          responses: { "202": { description: "Due again.", content: jsonContent("WebhookRedelivery") } },
         },
         ["WebhookNotFound", "WebhookInactive"],
       ),
@@ -193,7 +157,7 @@ export function webhookNotices(): Record<string, Json> {
           required: true,
           schema: { type: "string" },
         })),
-        requestBody: { required: true, content: json("WebhookNotice") },
+        requestBody: { required: true, content: jsonContent("WebhookNotice") },
         responses: { "204": { description: "Any 2xx: received." } },
       },
     },

@@ -1,16 +1,14 @@
-import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { hashToken } from "@community/db";
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
-import Redis from "ioredis";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { contractAppForSuite } from "../testing/suite-app";
+import { replicasSharingRedis } from "./testing/redis-keys";
 
 const EVENTS = "/v1/me/community/team/events";
 const GUIDES = "/v1/me/community/team/guides";
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 describe("rate limiting in memory (the default)", () => {
@@ -92,28 +90,13 @@ describe("rate limiting turned off", () => {
 });
 
 describe("rate limiting in Redis, shared by two replicas", () => {
-  const prefix = `community-team-test:${randomUUID()}:`;
-  let redis: Redis;
-  let replicas: E2eApp[] = [];
-
-  beforeAll(async () => {
-    redis = new Redis(REDIS_URL);
-    const env = { RATE_LIMIT_MAX: "4", RATE_LIMIT_WINDOW_SECONDS: "60", REDIS_URL, REDIS_KEY_PREFIX: prefix };
-    replicas = [
-      await startE2eApp("postgres", contractFixture(), { env }),
-      await startE2eApp("postgres", contractFixture(), { env }),
-    ];
-  });
-
-  afterAll(async () => {
-    await Promise.all(replicas.map((replica) => replica.close()));
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+  const shared = replicasSharingRedis((env) => startE2eApp("postgres", contractFixture(), { env }), {
+    RATE_LIMIT_MAX: "4",
+    RATE_LIMIT_WINDOW_SECONDS: "60",
   });
 
   it("spends one budget whichever replica answers", async () => {
-    const [a, b] = replicas as [E2eApp, E2eApp];
+    const [a, b] = shared.replicas;
     const statuses: number[] = [];
     for (const replica of [a, b, a, b, a, b]) {
       statuses.push((await request(replica.server).get(EVENTS).set(bearer(TOKENS.runner))).status);
@@ -127,7 +110,7 @@ describe("rate limiting in Redis, shared by two replicas", () => {
   });
 
   it("keys the counters by a hash of the token, never the token itself", async () => {
-    const keys = await redis.keys(`${prefix}*`);
+    const keys = await shared.redis.keys(`${shared.prefix}*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join("\n")).not.toContain(TOKENS.runner);
     expect(keys.some((key) => key.includes(hashToken(TOKENS.runner)))).toBe(true);

@@ -1,9 +1,9 @@
-import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 import { LogSpy } from "../testing/log-spy";
 import { sendRaw } from "../testing/raw-http";
+import { listeningContractAppForSuite } from "../testing/suite-app";
 
 /** The request log's JSON lines. */
 class LogLines extends Writable {
@@ -44,8 +44,7 @@ describe("the Host header (RFC 9112 section 3.2)", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp("postgres", contractFixture(), { env: { LOG_LEVEL: "info" }, logDestination: logs });
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
+    ({ port } = await listenOnLoopback(e2e));
     spy = new LogSpy();
   });
 
@@ -98,18 +97,7 @@ describe("the Host header (RFC 9112 section 3.2)", () => {
 });
 
 describe("a problem's instance", () => {
-  let e2e: E2eApp;
-  let port: number;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture());
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const app = listeningContractAppForSuite();
 
   it.each([
     ["an absolute-form target", "http://evil.example/v1/nothing?page=1", "/v1/nothing?page=1"],
@@ -120,7 +108,7 @@ describe("a problem's instance", () => {
     ],
     ["a network-path reference", "//evil.example/v1/nothing", "/evil.example/v1/nothing"],
   ])("is a path of this service for %s", async (_case, target, instance) => {
-    const response = await sendRaw(port, head(target, ["localhost"]));
+    const response = await sendRaw(app.port, head(target, ["localhost"]));
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(JSON.parse(response.body).instance).toBe(instance);
   });

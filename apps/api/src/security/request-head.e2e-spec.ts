@@ -1,7 +1,6 @@
-import type { AddressInfo } from "node:net";
-import { contractFixture, TOKENS } from "@community/fixtures/testing";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { TOKENS } from "@community/fixtures/testing";
 import { type RawResponse, sendRaw } from "../testing/raw-http";
+import { listeningContractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 
@@ -25,23 +24,12 @@ const get = (target: string, headers: string[] = []) =>
   [`GET ${target} HTTP/1.1`, "Host: localhost", ...headers, "", ""].join("\r\n");
 
 describe("request heads the HTTP parser refuses (defaults)", () => {
-  let e2e: E2eApp;
-  let port: number;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture());
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const app = listeningContractAppForSuite();
 
   it("answers a 64 KiB query string with a 431 problem, without echoing the query", async () => {
     const secret = "q".repeat(64 * 1024);
     const response = await sendRaw(
-      port,
+      app.port,
       get(`${EVENTS}?access_token=${secret}`, [`Authorization: Bearer ${TOKENS.runner}`]),
     );
     const body = expectHeadProblem(response, 431, "request-header-too-large");
@@ -51,7 +39,7 @@ describe("request heads the HTTP parser refuses (defaults)", () => {
   });
 
   it("answers a 20 KiB bearer token with a 431 problem", async () => {
-    const response = await sendRaw(port, get(EVENTS, [`Authorization: Bearer ${"t".repeat(20 * 1024)}`]));
+    const response = await sendRaw(app.port, get(EVENTS, [`Authorization: Bearer ${"t".repeat(20 * 1024)}`]));
     const body = expectHeadProblem(response, 431, "request-header-too-large");
     // The parser gave up before a request could be read: the problem names no path.
     expect(body.instance).toBe("*");
@@ -64,13 +52,13 @@ describe("request heads the HTTP parser refuses (defaults)", () => {
     ["a Content-Length that is not a number", get(EVENTS, ["Content-Length: ten"])],
     ["both Content-Length and chunked", get(EVENTS, ["Content-Length: 3", "Transfer-Encoding: chunked"])],
   ])("answers %s with a 400 bad-request problem", async (_case, head) => {
-    const body = expectHeadProblem(await sendRaw(port, head), 400, "bad-request");
+    const body = expectHeadProblem(await sendRaw(app.port, head), 400, "bad-request");
     expect(body.detail).toMatch(/^The request is not valid HTTP\/1\.1: /);
   });
 
   it("still serves a head just under the limit", async () => {
     const response = await sendRaw(
-      port,
+      app.port,
       get(EVENTS, [
         `Authorization: Bearer ${TOKENS.runner}`,
         `X-Padding: ${"p".repeat(15 * 1024)}`,
@@ -82,24 +70,13 @@ describe("request heads the HTTP parser refuses (defaults)", () => {
 });
 
 describe("request heads with HTTP_MAX_HEADER_BYTES", () => {
-  let e2e: E2eApp;
-  let port: number;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), { env: { HTTP_MAX_HEADER_BYTES: "4096" } });
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const app = listeningContractAppForSuite({ HTTP_MAX_HEADER_BYTES: "4096" });
 
   it("takes the limit from HTTP_MAX_HEADER_BYTES", async () => {
-    const response = await sendRaw(port, get(EVENTS, [`X-Padding: ${"p".repeat(5 * 1024)}`]));
+    const response = await sendRaw(app.port, get(EVENTS, [`X-Padding: ${"p".repeat(5 * 1024)}`]));
     const body = expectHeadProblem(response, 431, "request-header-too-large");
     expect(body.detail).toBe("The request line and headers are limited to 4096 bytes and 100 header fields");
-    const small = await sendRaw(port, get(EVENTS, [`Authorization: Bearer ${TOKENS.runner}`, "Connection: close"]));
+    const small = await sendRaw(app.port, get(EVENTS, [`Authorization: Bearer ${TOKENS.runner}`, "Connection: close"]));
     expect(small.status).toBe(200);
   });
 });

@@ -1,9 +1,9 @@
-import type { AddressInfo } from "node:net";
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { type RawResponse, sendRaw } from "../testing/raw-http";
+import { listeningContractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 const WEBHOOKS = "/v1/me/community/team/webhooks";
@@ -93,18 +93,7 @@ describe("a query the parser cannot read whole (more than 1000 parameters)", () 
 });
 
 describe("header fields the service reads as one value", () => {
-  let e2e: E2eApp;
-  let port: number;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), { env: { HTTP_MAX_HEADER_BYTES: "65536" } });
-    await e2e.app.listen(0, "127.0.0.1");
-    port = (e2e.app.getHttpServer().address() as AddressInfo).port;
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const app = listeningContractAppForSuite({ HTTP_MAX_HEADER_BYTES: "65536" });
 
   const head = (requestLine: string, fields: string[], body = "") =>
     [requestLine, "Host: localhost", ...fields, "Connection: close", "", body].join("\r\n");
@@ -116,7 +105,7 @@ describe("header fields the service reads as one value", () => {
   ])("answers two Authorization headers (%s) with a 400 problem on every route", async (_case, tokens) => {
     for (const path of [EVENTS, `${EVENTS}/changes`, "/nowhere", "/oauth/auth?client_id=x", "/health/live"]) {
       const response = await sendRaw(
-        port,
+        app.port,
         head(
           `GET ${path} HTTP/1.1`,
           tokens.map((token) => `Authorization: Bearer ${token}`),
@@ -130,7 +119,7 @@ describe("header fields the service reads as one value", () => {
   it("answers two Authorization headers at the OAuth token endpoint with a 400 problem", async () => {
     const form = "grant_type=authorization_code&code=x&redirect_uri=http%3A%2F%2Flocalhost%2Fcb";
     const response = await sendRaw(
-      port,
+      app.port,
       head(
         "POST /oauth/token HTTP/1.1",
         [
@@ -151,7 +140,7 @@ describe("header fields the service reads as one value", () => {
   ])("answers two %s headers on a body route with a 400 problem", async (name, fields) => {
     const body = JSON.stringify({ url: "https://example.com/hook", lists: ["events"] });
     const response = await sendRaw(
-      port,
+      app.port,
       head(
         `POST ${WEBHOOKS} HTTP/1.1`,
         [`Authorization: Bearer ${TOKENS.runner}`, ...fields, `Content-Length: ${body.length}`],
@@ -163,7 +152,7 @@ describe("header fields the service reads as one value", () => {
 
   it("serves list fields given more than once (Accept, If-None-Match, X-Forwarded-For)", async () => {
     const response = await sendRaw(
-      port,
+      app.port,
       head(`GET ${EVENTS} HTTP/1.1`, [
         `Authorization: Bearer ${TOKENS.runner}`,
         "Accept: text/html",
@@ -181,12 +170,12 @@ describe("header fields the service reads as one value", () => {
     const filler = (count: number) => Array.from({ length: count }, (_, i) => `X-Filler-${i}: 1`);
     // Host, Connection and Authorization, then the filler: the Authorization is not the one dropped.
     const served = await sendRaw(
-      port,
+      app.port,
       head(`GET ${EVENTS} HTTP/1.1`, [`Authorization: Bearer ${TOKENS.runner}`, ...filler(97)]),
     );
     expect(served.status).toBe(200);
     const refused = await sendRaw(
-      port,
+      app.port,
       head(`GET ${EVENTS} HTTP/1.1`, [...filler(98), `Authorization: Bearer ${TOKENS.runner}`]),
     );
     expectRawProblem(refused, 431, "The request line and headers are limited to 65536 bytes and 100 header fields");

@@ -24,6 +24,7 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
   private readonly runs: Counter<"outcome">;
   private readonly task: BackgroundTask<number | undefined>;
 
+  // A constructor of the oauth-payload sweeper's shape: each sweeper owns its task and declares its metrics.
   constructor(
     @Inject(DATABASE) private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -31,17 +32,15 @@ export class ChangeLogSweeper implements OnApplicationBootstrap, OnApplicationSh
     scheduler: SchedulerRegistry,
   ) {
     this.task = new BackgroundTask(scheduler, "list-change-log-sweep");
-    this.swept = new Counter({
-      name: "list_change_log_swept_total",
-      help: "Change-log entries past the retention removed by the periodic sweep",
-      registers: [metrics.registry],
-    });
-    this.runs = new Counter({
-      name: "list_change_log_sweeps_total",
-      help: "Change-log sweeps, by outcome: swept, skipped (another replica held the lock) or failed",
-      labelNames: ["outcome"] as const,
-      registers: [metrics.registry],
-    });
+    this.swept = metrics.counter(
+      "list_change_log_swept_total",
+      "Change-log entries past the retention removed by the periodic sweep",
+    );
+    this.runs = metrics.counter(
+      "list_change_log_sweeps_total",
+      "Change-log sweeps, by outcome: swept, skipped (another replica held the lock) or failed",
+      ["outcome"] as const,
+    );
   }
 
   onApplicationBootstrap(): void {

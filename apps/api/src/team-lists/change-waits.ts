@@ -7,7 +7,7 @@ import {
   type TeamListKey,
 } from "@community/db";
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from "@nestjs/common";
-import { Counter, Gauge } from "prom-client";
+import { Counter } from "prom-client";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
 import { DrainState } from "../health/drain-state";
@@ -67,11 +67,10 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
     this.maxPerHolder = config.sync.waitMaxPerToken;
     const url =
       config.databaseListenUrl ?? config.databaseUrl ?? (database.pool.options.connectionString as string | undefined);
-    const notices = new Counter({
-      name: "list_change_notices_total",
-      help: "Notices of a committed list change received on the LISTEN connection",
-      registers: [metrics.registry],
-    });
+    const notices = metrics.counter(
+      "list_change_notices_total",
+      "Notices of a committed list change received on the LISTEN connection",
+    );
     // Without DATABASE_URL the database is the embedded one, which does not carry notices between connections.
     const hint =
       config.databaseUrl === undefined
@@ -85,33 +84,24 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
       onNotice: () => notices.inc(),
       onState: (state, reason) => this.logState(state, reason, hint, listen),
     });
-    const self = this;
-    new Gauge({
-      name: "list_changes_held_requests",
-      help: "Changes requests with wait held now, waiting for a change to their team's list",
-      registers: [metrics.registry],
-      collect() {
-        this.set(self.held);
-      },
-    });
-    new Gauge({
-      name: "list_change_notices_listening",
-      help: "1 while list changes are told by LISTEN/NOTIFY, 0 while held requests poll the lists' versions every second",
-      registers: [metrics.registry],
-      collect() {
-        this.set(self.notices.state === "listening" ? 1 : 0);
-      },
-    });
-    this.wakes = new Counter({
-      name: "list_changes_wait_wakes_total",
-      help: "Held changes requests woken to read the feed again (a notice, a version change while polling, or the notices' connection lost)",
-      registers: [metrics.registry],
-    });
-    this.timeouts = new Counter({
-      name: "list_changes_wait_timeouts_total",
-      help: "Held changes requests answered with nothing new because their wait ran out",
-      registers: [metrics.registry],
-    });
+    metrics.gauge(
+      "list_changes_held_requests",
+      "Changes requests with wait held now, waiting for a change to their team's list",
+      () => this.held,
+    );
+    metrics.gauge(
+      "list_change_notices_listening",
+      "1 while list changes are told by LISTEN/NOTIFY, 0 while held requests poll the lists' versions every second",
+      () => (this.notices.state === "listening" ? 1 : 0),
+    );
+    this.wakes = metrics.counter(
+      "list_changes_wait_wakes_total",
+      "Held changes requests woken to read the feed again (a notice, a version change while polling, or the notices' connection lost)",
+    );
+    this.timeouts = metrics.counter(
+      "list_changes_wait_timeouts_total",
+      "Held changes requests answered with nothing new because their wait ran out",
+    );
   }
 
   /** Requests held now. */

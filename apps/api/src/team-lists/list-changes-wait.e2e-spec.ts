@@ -1,12 +1,10 @@
-import { execFile } from "node:child_process";
-import type { AddressInfo } from "node:net";
-import { promisify } from "node:util";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@community/fixtures/testing";
 import request from "supertest";
 import { DrainState } from "../health/drain-state";
 import { MetricsService } from "../metrics/metrics.service";
 import { expectProblem } from "../testing/contract-assertions";
-import { type Backend, type E2eApp, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { type Backend, type E2eApp, listenOnLoopback, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { insertEventSql, psql } from "../testing/psql";
 import { ChangeWaits } from "./change-waits";
 
 /**
@@ -21,30 +19,12 @@ const SECRET = "list-changes-wait-e2e-cursor-secret-0123456789";
 /** Far longer than any wake should take: a test that waits this long has failed. */
 const LONG_WAIT = 30;
 
-const run = promisify(execFile);
-
-/** An app listening on a port of its own, so that requests run side by side. */
-async function listening(e2e: E2eApp): Promise<string> {
-  await e2e.app.listen(0, "127.0.0.1");
-  return `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
-}
-
 let serial = 0;
 
 /** Inserts an event through psql (not the api, nor its pool): "another system's SQL". */
 async function commitEvent(url: string, team: string): Promise<string> {
   const id = `ev_wait_${process.pid}_${serial++}`;
-  await run("psql", [
-    url,
-    "-X",
-    "-q",
-    "-v",
-    "ON_ERROR_STOP=1",
-    "-c",
-    `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
-                         price_in_cents, currency)
-     VALUES ('${id}', '${team}', 'acc_jane', '${id}', '${id}', 60, '2026-03-05T18:30:00Z', false, 0, 'USD')`,
-  ]);
+  await psql(url, insertEventSql(id, team));
   return id;
 }
 
@@ -59,8 +39,8 @@ describe("long poll on the changes feed on postgres", () => {
     first = await startE2eApp("postgres", contractFixture(), { env });
     // A second replica over the same database.
     second = await startE2eAppOn(first.url, undefined, undefined, env);
-    firstBase = await listening(first);
-    secondBase = await listening(second);
+    firstBase = (await listenOnLoopback(first)).url;
+    secondBase = (await listenOnLoopback(second)).url;
     for (const app of [first, second]) {
       const waits = app.app.get(ChangeWaits);
       await until(() => waits.noticesState === "listening", "the api listens for notices", 20_000);
@@ -242,7 +222,7 @@ describe("long poll on the changes feed on the embedded database", () => {
 
   beforeAll(async () => {
     e2e = await startE2eApp(embedded, contractFixture(), { env: { CURSOR_SECRET: SECRET } });
-    base = await listening(e2e);
+    base = (await listenOnLoopback(e2e)).url;
   }, 120_000);
 
   afterAll(async () => {

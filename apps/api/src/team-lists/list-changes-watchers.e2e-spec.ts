@@ -1,9 +1,8 @@
-import type { AddressInfo } from "node:net";
 import { prismaStatements } from "@community/db";
 import type { Queryable } from "@community/db/lists";
 import { CLIENT_ID, contractFixture, RUNNERS, until } from "@community/fixtures/testing";
 import { Client } from "pg";
-import { type E2eApp, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
 import { ChangeWaits } from "./change-waits";
 
 /**
@@ -21,11 +20,6 @@ const WAIT = 30;
 const GUARD_MS = 5_000;
 
 const tokenOf = (i: number) => `watcher-token-${i}-0123456789abcdef`;
-
-async function listening(e2e: E2eApp): Promise<string> {
-  await e2e.app.listen(0, "127.0.0.1");
-  return `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
-}
 
 /** Counts the change-log statements an app sends, on every handle of its own that reads the feed. */
 function countFeedStatements(e2e: E2eApp): () => number {
@@ -56,7 +50,7 @@ describe("many long polls of one team", () => {
     const env = { CURSOR_SECRET: SECRET, RATE_LIMIT_MAX: "0" };
     first = await startE2eApp("postgres", contractFixture(), { env });
     second = await startE2eAppOn(first.url, undefined, undefined, env);
-    bases = [await listening(first), await listening(second)];
+    bases = [(await listenOnLoopback(first)).url, (await listenOnLoopback(second)).url];
     for (const app of [first, second]) {
       await until(() => app.app.get(ChangeWaits).noticesState === "listening", "the api listens", 20_000);
     }

@@ -62,18 +62,16 @@ export class ListChangesService {
     private readonly waits: ChangeWaits,
   ) {
     this.retentionSeconds = config.sync.retentionSeconds;
-    this.polls = new Counter({
-      name: "list_changes_polls_total",
-      help: "Changes requests with a since token, by answer: unchanged (from the list version, no statement) or read (the change log)",
-      labelNames: ["answer"] as const,
-      registers: [metrics.registry],
-    });
-    this.feedReads = new Counter({
-      name: "list_changes_feed_reads_total",
-      help: "Readings of the change log for changes requests: shared=false ran a statement, shared=true joined a held request's reading at the same position",
-      labelNames: ["shared"] as const,
-      registers: [metrics.registry],
-    });
+    this.polls = metrics.counter(
+      "list_changes_polls_total",
+      "Changes requests with a since token, by answer: unchanged (from the list version, no statement) or read (the change log)",
+      ["answer"] as const,
+    );
+    this.feedReads = metrics.counter(
+      "list_changes_feed_reads_total",
+      "Readings of the change log for changes requests: shared=false ran a statement, shared=true joined a held request's reading at the same position",
+      ["shared"] as const,
+    );
     this.memberships = new MembershipReads(database.pool);
   }
 

@@ -1,7 +1,8 @@
 import { contractFixture, EMPTY_TEAM, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem, parseLinks } from "../testing/contract-assertions";
-import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type Backend, startE2eApp } from "../testing/e2e-app";
+import { appForSuite } from "../testing/suite-app";
 
 /**
  * What both list endpoints share (contract sections 1, 5, 6, 7), on both backends: the real
@@ -24,15 +25,7 @@ fixture.access_tokens.push({
 const backends: Backend[] = ["postgres", "embedded"];
 
 describe.each(backends)("list endpoints on %s", (backend) => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp(backend, fixture);
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startE2eApp(backend, fixture), 120_000);
 
   const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 

@@ -1,8 +1,9 @@
 import type { FixtureEvent, FixtureGuide } from "@community/domain";
-import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
+import { CLIMBERS, contractFixture, eventStatus, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem, parseLinks } from "../testing/contract-assertions";
-import { type Backend, type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type Backend, startE2eApp } from "../testing/e2e-app";
+import { appForSuite } from "../testing/suite-app";
 
 /**
  * Cursor walks and filters (contract 9.1 and 9.2) on both backends: the order and exactly-once
@@ -17,29 +18,13 @@ const byEventOrder = (a: FixtureEvent, b: FixtureEvent) =>
   at(b.scheduled_at) - at(a.scheduled_at) || (a.id < b.id ? -1 : 1);
 const byGuideOrder = (a: FixtureGuide, b: FixtureGuide) =>
   at(b.published_at) - at(a.published_at) || (a.id < b.id ? -1 : 1);
-const eventStatus = (e: FixtureEvent) =>
-  e.canceled_at !== null
-    ? "canceled"
-    : e.completed_at !== null
-      ? "completed"
-      : e.live_at !== null
-        ? "live"
-        : "scheduled";
 const runnerEvents = fixture.events.filter((e) => e.team_id === RUNNERS).sort(byEventOrder);
 const runnerGuides = fixture.guides.filter((g) => g.team_id === RUNNERS).sort(byGuideOrder);
 
 const backends: Backend[] = ["postgres", "embedded"];
 
 describe.each(backends)("cursor walks and filters on %s", (backend) => {
-  let e2e: E2eApp;
-
-  beforeAll(async () => {
-    e2e = await startE2eApp(backend, fixture);
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
+  const e2e = appForSuite(() => startE2eApp(backend, fixture), 120_000);
 
   const get = (url: string, token: string = TOKENS.runner) =>
     request(e2e.server).get(url).set("Authorization", `Bearer ${token}`);

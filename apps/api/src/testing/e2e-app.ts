@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase, type Database, migrateDeploy, startEmbeddedPostgres } from "@community/db";
@@ -28,6 +29,13 @@ export interface E2eApp {
 }
 
 export type Backend = "postgres" | "embedded";
+
+/** Listens on a loopback port of the app's own, so that raw sockets and side-by-side requests reach it. */
+export async function listenOnLoopback(e2e: E2eApp): Promise<{ port: number; url: string }> {
+  await e2e.app.listen(0, "127.0.0.1");
+  const { port } = e2e.app.getHttpServer().address() as AddressInfo;
+  return { port, url: `http://127.0.0.1:${port}` };
+}
 
 /** Config as `pnpm start` builds it, from an environment the test controls. */
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): AppConfig {

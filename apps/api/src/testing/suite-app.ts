@@ -1,5 +1,5 @@
 import { contractFixture } from "@community/fixtures/testing";
-import { startE2eApp } from "./e2e-app";
+import { listenOnLoopback, startE2eApp } from "./e2e-app";
 
 /**
  * An app for one describe block: `start` runs before its tests (jest's `beforeAll`, with
@@ -26,4 +26,12 @@ export function appForSuite<T extends { close(): Promise<void> }>(start: () => P
 /** The api on PostgreSQL with the contract fixture and `env` added to the test config, for one describe block. */
 export function contractAppForSuite(env: NodeJS.ProcessEnv = {}, timeoutMs?: number) {
   return appForSuite(() => startE2eApp("postgres", contractFixture(), { env }), timeoutMs);
+}
+
+/** The same, listening on a loopback port of its own (`port`), for tests that write raw requests. */
+export function listeningContractAppForSuite(env: NodeJS.ProcessEnv = {}) {
+  return appForSuite(async () => {
+    const e2e = await startE2eApp("postgres", contractFixture(), { env });
+    return Object.assign(e2e, { port: (await listenOnLoopback(e2e)).port });
+  });
 }

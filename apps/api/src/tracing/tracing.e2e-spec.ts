@@ -2,10 +2,14 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createDatabase } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
-import { loadFixture } from "@community/fixtures";
-import { ApiProcess, COMPILED_MAIN, contractFixture, TOKENS } from "@community/fixtures/testing";
+import { type TestDatabase } from "@community/db/testing";
+import {
+  ApiProcess,
+  COMPILED_MAIN,
+  contractFixture,
+  createLoadedTestDatabase,
+  TOKENS,
+} from "@community/fixtures/testing";
 import { type ExportedSpan, OtlpReceiver } from "./testing/otlp-receiver";
 
 const EVENTS = "/v1/me/community/team/events";
@@ -38,13 +42,7 @@ describe("tracing", () => {
   let preload: string;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase("tracing");
-    const database = createDatabase({ url: testDb.url, poolMax: 2 });
-    try {
-      await loadFixture(database.prisma, contractFixture());
-    } finally {
-      await database.close();
-    }
+    testDb = await createLoadedTestDatabase("tracing", contractFixture());
     dir = await mkdtemp(path.join(tmpdir(), "tracing-e2e-"));
     preload = path.join(dir, "loaded-packages.cjs");
     await writeFile(preload, LOADED_PACKAGES_PRELOAD);

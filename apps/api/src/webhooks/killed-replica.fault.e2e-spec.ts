@@ -1,5 +1,3 @@
-import { spawn } from "node:child_process";
-import type { AddressInfo } from "node:net";
 import {
   contractFixture,
   RUNNERS,
@@ -9,7 +7,8 @@ import {
   until,
 } from "@community/fixtures/testing";
 import request from "supertest";
-import { type E2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eAppOn } from "../testing/e2e-app";
+import { insertEventSql, insertGuideSql, psql } from "../testing/psql";
 import { TestReceiver } from "./testing/receiver";
 
 /**
@@ -25,20 +24,6 @@ const ENV = {
   WEBHOOK_SWEEP_INTERVAL_SECONDS: "1",
   RATE_LIMIT_MAX: "0",
 };
-
-function psql(url: string, sql: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("psql", [url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`psql exited ${code}: ${stderr}`))));
-  });
-}
 
 describe("webhooks when a replica is killed", () => {
   let first: RunningApi | undefined;
@@ -67,26 +52,17 @@ describe("webhooks when a replica is killed", () => {
 
     // The events notice hangs at the receiver (in flight on the first replica) ...
     receiver.answers.push("hang");
-    await psql(
-      url,
-      `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
-         price_in_cents, currency)
-       VALUES ('ev_killed', '${RUNNERS}', 'acc_jane', 'ev_killed', 'ev_killed', 60, '2026-03-05T18:30:00Z', false, 0, 'USD')`,
-    );
+    await psql(url, insertEventSql("ev_killed", RUNNERS));
     await until(() => receiver.ofType("events.changed").length === 1, "the events notice is in flight", 20_000);
     // ... and a guides notice is due, not yet sent, when the replica dies.
-    await psql(
-      url,
-      `INSERT INTO guides (id, team_id, account_id, slug, name, price_in_cents, currency)
-       VALUES ('gd_killed', '${RUNNERS}', 'acc_jane', 'gd_killed', 'gd_killed', 0, 'USD')`,
-    );
+    await psql(url, insertGuideSql("gd_killed", RUNNERS));
     first.api.kill("SIGKILL");
     await first.api.exited;
     const inFlightId = receiver.ofType("events.changed")[0]?.headers["webhook-id"];
     expect(receiver.ofType("guides.changed")).toEqual([]);
 
     second = await startE2eAppOn(url, undefined, undefined, ENV);
-    await second.app.listen(0, "127.0.0.1");
+    const { url: secondBase } = await listenOnLoopback(second);
     await until(
       () => receiver.ofType("events.changed").length === 2 && receiver.ofType("guides.changed").length === 1,
       "the other replica delivers both notices",
@@ -94,7 +70,6 @@ describe("webhooks when a replica is killed", () => {
     );
     expect(receiver.ofType("events.changed")[1]?.headers["webhook-id"]).toBe(inFlightId);
 
-    const secondBase = `http://127.0.0.1:${(second.app.getHttpServer().address() as AddressInfo).port}`;
     const log = await request(secondBase)
       .get(`${WEBHOOKS}/${created.body.id}/deliveries`)
       .set("Authorization", `Bearer ${TOKENS.runner}`);

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { hashToken } from "@community/db";
 import request from "supertest";
 import { type JWK, loadJose } from "../auth/jose";
 import { plantGrant } from "../oauth/testing/grants";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 import { oauthFixture } from "../testing/oauth-fixture";
 import { TestReceiver } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
@@ -33,8 +32,7 @@ describe("webhooks and the built-in issuer's tokens", () => {
     });
     const row = await e2e.database.prisma.oAuthKey.findFirstOrThrow({ where: { kind: "signing" } });
     signingJwk = row.material as JWK;
-    await e2e.app.listen(0, "127.0.0.1");
-    base = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+    base = (await listenOnLoopback(e2e)).url;
     receiver = await TestReceiver.start();
   }, 120_000);
 

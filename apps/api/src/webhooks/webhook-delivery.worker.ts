@@ -9,7 +9,7 @@ import {
 } from "@nestjs/common";
 import { SchedulerRegistry } from "@nestjs/schedule";
 import { Pool } from "pg";
-import { Counter, Gauge, Histogram } from "prom-client";
+import { Counter, Histogram } from "prom-client";
 import { BackgroundTask } from "../common/background-task";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { DATABASE } from "../database/database.tokens";
@@ -68,27 +68,22 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     this.deliveries = new WebhookDeliveries(database.pool);
     this.url = config.webhooks.delivery ? webhooksDatabaseUrl(config, database) : undefined;
     this.sweepTask = new BackgroundTask(scheduler, "webhook-sweep");
-    this.attempts = new Counter({
-      name: "webhook_attempts_total",
-      help: "Attempts to send a webhook notice, by outcome: delivered, retried, failed (410 or the end of the schedule) or skipped (the subscription ended or its user left the team)",
-      labelNames: ["outcome"] as const,
-      registers: [metrics.registry],
-    });
+    this.attempts = metrics.counter(
+      "webhook_attempts_total",
+      "Attempts to send a webhook notice, by outcome: delivered, retried, failed (410 or the end of the schedule) or skipped (the subscription ended or its user left the team)",
+      ["outcome"] as const,
+    );
     this.latency = new Histogram({
       name: "webhook_delivery_latency_seconds",
       help: "From a notice being made due (its change's commit) to the receiver's 2xx",
       buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800, 7200, 86400],
       registers: [metrics.registry],
     });
-    const self = this;
-    new Gauge({
-      name: "webhook_notices_due",
-      help: "Notices pending (waiting to be sent or retried), as the last sweep counted them",
-      registers: [metrics.registry],
-      collect() {
-        this.set(self.due);
-      },
-    });
+    metrics.gauge(
+      "webhook_notices_due",
+      "Notices pending (waiting to be sent or retried), as the last sweep counted them",
+      () => this.due,
+    );
   }
 
   /** Whether this replica's worker runs (it starts once there is something to send). */

@@ -126,6 +126,7 @@ export class WebhooksController {
     return { delivery: deliveryResource(await this.webhooks.redeliver(request.user, id, delivery)) };
   }
 
+  // As in calendar-feeds.controller.ts: each controller declares its own paths' 405s, so its routes read in one place.
   // The 405s, declared after the routes above (Express tries routes in order): each path with the
   // methods it answers.
   @All()

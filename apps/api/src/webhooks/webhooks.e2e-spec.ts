@@ -1,12 +1,10 @@
-import { execFile, spawn } from "node:child_process";
-import type { AddressInfo } from "node:net";
-import { promisify } from "node:util";
 import { hashToken } from "@community/db";
 import { CLIENT_ID, CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@community/fixtures/testing";
 import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
+import { insertEventSql, insertGuideSql, psql } from "../testing/psql";
 import { appForSuite } from "../testing/suite-app";
 import { TestReceiver } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
@@ -19,51 +17,19 @@ import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
  * the log and redelivery; owners see only their own; a user who left the team is told nothing.
  */
 const WEBHOOKS = "/v1/me/community/team/webhooks";
-const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let serial = 0;
 
-/** Runs `script` through psql's standard input: each statement commits on its own. */
-function psqlScript(url: string, script: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("psql", [url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", "-"], {
-      stdio: ["pipe", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`psql exited ${code}: ${stderr}`))));
-    child.stdin.end(script);
-  });
-}
-
 /** Commits `count` events to `team`, each in a transaction of its own, through psql. */
 async function commitEvents(url: string, team: string, count = 1): Promise<void> {
   const statements: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = `ev_hook_${process.pid}_${serial++}`;
-    statements.push(`INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at,
-      offer_replay_purchase, price_in_cents, currency)
-      VALUES ('${id}', '${team}', 'acc_jane', '${id}', '${id}', 60, '2026-03-05T18:30:00Z', false, 0, 'USD');`);
-  }
-  await psqlScript(url, statements.join("\n"));
+  for (let i = 0; i < count; i++) statements.push(insertEventSql(`ev_hook_${process.pid}_${serial++}`, team));
+  await psql(url, statements.join("\n"));
 }
 
 async function commitGuide(url: string, team: string): Promise<void> {
-  const id = `gd_hook_${process.pid}_${serial++}`;
-  await run("psql", [
-    url,
-    "-X",
-    "-q",
-    "-v",
-    "ON_ERROR_STOP=1",
-    "-c",
-    `INSERT INTO guides (id, team_id, account_id, slug, name, price_in_cents, currency)
-     VALUES ('${id}', '${team}', 'acc_jane', '${id}', '${id}', 0, 'USD')`,
-  ]);
+  await psql(url, insertGuideSql(`gd_hook_${process.pid}_${serial++}`, team));
 }
 
 interface Created {
@@ -118,8 +84,7 @@ describe("webhooks on postgres", () => {
         WEBHOOK_STALE_LOCK_SECONDS: "5",
       },
     });
-    await e2e.app.listen(0, "127.0.0.1");
-    base = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+    base = (await listenOnLoopback(e2e)).url;
   }, 120_000);
 
   afterAll(async () => {

@@ -1,10 +1,9 @@
 import { randomInt } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import { seededRandom } from "@community/db/testing";
 import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/testing";
 import type { PoolClient } from "pg";
 import request from "supertest";
-import { type E2eApp, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
+import { type E2eApp, listenOnLoopback, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
 import { TestReceiver } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 
@@ -78,8 +77,7 @@ describe("webhooks against plain SQL under overlapping writers", () => {
     const env = { RATE_LIMIT_MAX: "0", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", WEBHOOK_SWEEP_INTERVAL_SECONDS: "1" };
     e2e = await startE2eApp("postgres", contractFixture(), { env });
     second = await startE2eAppOn(e2e.url, undefined, undefined, env);
-    await e2e.app.listen(0, "127.0.0.1");
-    base = `http://127.0.0.1:${(e2e.app.getHttpServer().address() as AddressInfo).port}`;
+    base = (await listenOnLoopback(e2e)).url;
     receiver = await TestReceiver.start();
   }, 120_000);
 

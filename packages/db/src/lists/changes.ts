@@ -251,6 +251,7 @@ const SWEEP_BATCH = 10_000;
  * several processes at once; it writes, so it runs on the primary.
  */
 export async function sweepChangeLog(db: Queryable, olderThan: Date): Promise<number> {
+  // Sweeps of one form over different tables and keys: each SQL statement whole reads better than a template.
   for (;;) {
     const { rows } = await db.query<{ removed: number }>(
       `WITH kept AS (

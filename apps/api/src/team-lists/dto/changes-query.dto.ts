@@ -7,6 +7,7 @@ import { decimalInteger, GivenOnce, integerMessage, PresentWith, singleValue } f
 const SINCE_MESSAGE = "must be a token from meta.sync.next of an earlier response";
 
 /** The query of a list's changes feed (contract 9.3): a sync token to read from, and a page size. */
+// `wait` is checked as page-query.dto.ts checks `page`, in class-validator's own decorators, visible on each DTO.
 export class ChangesQueryDto extends PageSizeQueryDto {
   /** A token from `meta.sync.next` of an earlier response; absent: the changes since now (none). */
   @IsOptional()

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Event, Guide } from "@community/domain";
+import { eventStatus } from "@community/fixtures/testing";
 import request from "supertest";
 import { LISTS, ORACLE_TEAMS, type OracleContext, type OracleReader, type OracleTeam } from "./list-oracle";
 import { expectedItems, LIST_PATH, type ListName } from "./list-truth";
@@ -25,14 +26,6 @@ interface Filter {
 
 const FROM = "2026-05-31T19:50:00Z";
 const time = (text: string | null) => (text === null ? Number.NaN : Date.parse(text));
-const eventStatus = (e: Event) =>
-  e.canceled_at !== null
-    ? "canceled"
-    : e.completed_at !== null
-      ? "completed"
-      : e.live_at !== null
-        ? "live"
-        : "scheduled";
 
 const FILTERS: readonly Filter[] = [
   { list: "events", query: "", keep: () => true },

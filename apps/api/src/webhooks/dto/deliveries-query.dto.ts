@@ -6,6 +6,7 @@ import { decimalInteger, GivenOnce, integerMessage, singleValue } from "../../te
 const { page: PAGE, perPage: PER_PAGE } = PAGINATION;
 
 /** The paging parameters of a webhook's delivery log: `page` and `per_page`, as a list's page mode. */
+// Not `extends PageSizeQueryDto`: class-validator would then name per_page before page (deliveries-query.dto.spec.ts).
 export class DeliveriesQueryDto {
   @Transform(singleValue(decimalInteger))
   @IsInt({ message: integerMessage(PAGE) })

@@ -13,10 +13,11 @@ const NEXT_MIGRATION = "29990101000000_next_release";
 const EVENTS = "/v1/me/community/team/events";
 
 /**
- * A release migrates while the previous release serves: `prisma migrate deploy` writes the
- * migration's row before its SQL runs and finishes it after. The running api must stay ready the
- * whole time (the migration is the next release's, and an expand migration leaves the old code
- * working); only on PostgreSQL, since the embedded database is one process that migrates itself.
+ * A release migrates while the previous release serves: the runner applies the next release's
+ * migrations (with the repeatable files) in one transaction, which the gate holds open here. The
+ * running api must stay ready the whole time (the migration is the next release's, and an expand
+ * migration leaves the old code working); only on PostgreSQL, since the embedded database is one
+ * process that migrates itself.
  */
 describe("readiness while the next release's migration runs", () => {
   let e2e: E2eApp;
@@ -53,15 +54,15 @@ describe("readiness while the next release's migration runs", () => {
       migrating = migrateDeploy(e2e.url, { quiet: true, dir: path.join(schemaDir, "migrations") }).finally(() => {
         settled = true;
       });
-      // Until the migration's row is there, unfinished.
+      // Until the migration's SQL runs: it waits for the gate (an advisory lock of one 32-bit key).
       let started = false;
       while (!started && !settled) {
         starting.push(await ready());
-        const row = await e2e.database.pool.query(
-          "SELECT 1 FROM _prisma_migrations WHERE migration_name = $1 AND finished_at IS NULL",
-          [NEXT_MIGRATION],
+        const waiting = await e2e.database.pool.query(
+          "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = 0 AND objid = $1",
+          [GATE_KEY],
         );
-        started = row.rowCount === 1;
+        started = waiting.rowCount === 1;
       }
       expect(started).toBe(true);
       for (let i = 0; i < 20; i++) during.push(await ready());

@@ -1,8 +1,8 @@
 import { hashToken } from "@community/db";
 import { contractFixture, TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
+import { bearerCredential } from "../common/bearer-credential";
 import { type E2eApp, startE2eApp } from "../testing/e2e-app";
-import { bearerCredential } from "./bearer-credential";
 
 // Every hashToken of the app counted: the function itself, wrapped (the module as published, no patch).
 jest.mock("@community/db", () => {

@@ -3,9 +3,9 @@ import { Injectable } from "@nestjs/common";
 import { PassportStrategy } from "@nestjs/passport";
 import type { Request } from "express";
 import { Strategy } from "passport-http-bearer";
+import { type BearerCredential, bearerCredential } from "../common/bearer-credential";
 import { UserRepository } from "../users/user.repository";
 import { AccessTokenRepository } from "./access-token.repository";
-import { type BearerCredential, bearerCredential } from "./bearer-credential";
 import { JwtAccessTokenVerifier } from "./jwt-access-token.verifier";
 import type { Member } from "./member";
 

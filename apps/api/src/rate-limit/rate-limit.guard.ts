@@ -9,7 +9,7 @@ import {
   type ThrottlerStorage,
 } from "@nestjs/throttler";
 import type { Request, Response } from "express";
-import { bearerCredential } from "../auth/bearer-credential";
+import { bearerCredential } from "../common/bearer-credential";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { RedisConnection } from "../redis/redis.provider";
 import { budgetAddress, FailedAuthBudget } from "./failed-auth-budget";

@@ -1,6 +1,6 @@
 import { Injectable } from "@nestjs/common";
 import type { Request } from "express";
-import { bearerCredential } from "../auth/bearer-credential";
+import { bearerCredential } from "../common/bearer-credential";
 import { budgetAddress, FailedAuthBudget } from "./failed-auth-budget";
 import { KnownValidTokens } from "./known-valid-tokens";
 import { FailedAuthenticationsLimitedException } from "./rate-limit.problems";

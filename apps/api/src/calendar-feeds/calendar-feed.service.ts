@@ -7,13 +7,13 @@ import { InjectThrottlerStorage, type ThrottlerStorage } from "@nestjs/throttler
 import type { Request, Response } from "express";
 import { LRUCache } from "lru-cache";
 import { UnknownTokenCache } from "../auth/unknown-token-cache";
+import { compress, negotiateContentCoding } from "../common/content-coding";
 import { NotFoundProblemException } from "../common/problems";
 import { APP_CONFIG, type AppConfig } from "../config/config";
 import { budgetAddress, FailedAuthBudget } from "../rate-limit/failed-auth-budget";
 import { KnownValidTokens } from "../rate-limit/known-valid-tokens";
 import { FailedAuthenticationsLimitedException, RateLimitedException } from "../rate-limit/rate-limit.problems";
 import { RedisConnection } from "../redis/redis.provider";
-import { compress, negotiateContentCoding } from "../team-lists/content-coding";
 import { secretOfFeedFile } from "./calendar-feed-secrets";
 import { CalendarFeedsRepository } from "./calendar-feeds.repository";
 

@@ -1,6 +1,6 @@
 import { brotliDecompressSync } from "node:zlib";
 import type { ChangesEnvelope, CursorEnvelope, ListContentCoding, ListEnvelope } from "@community/domain";
-import { compress, MIN_COMPRESSED_BYTES } from "./content-coding";
+import { compress, MIN_COMPRESSED_BYTES } from "../common/content-coding";
 
 /** What an entry costs besides its bodies (key, map slot, objects), counted against the budget. */
 export const ENTRY_OVERHEAD_BYTES = 256;

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
+import { standalonePool } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
 import autocannon from "autocannon";
-import { Pool } from "pg";
 import { startCpuWindow } from "./cpu";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 import { type RunningServer, startServer } from "./servers";
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const rounds = arg("rounds", 3);
   const database = await createTestDatabase(`bench_cpu_${n}`);
   const servers: RunningServer[] = [];
-  const admin = new Pool({ connectionString: database.url, max: 1 });
+  const admin = standalonePool({ connectionString: database.url, max: 1 });
   try {
     await loadBenchData(database.url, n);
     const extra = (process.env.API_NODE_FLAGS ?? "").split(/\s+/).filter((f) => f !== "");

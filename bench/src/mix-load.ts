@@ -1,4 +1,4 @@
-import { Client } from "pg";
+import { standaloneClient } from "@community/db";
 import { BASE_SECONDS, type MixShape, SPAN_SECONDS } from "./mix-workload";
 
 export interface MixLoadReport {
@@ -27,7 +27,7 @@ const at = (i: string, n: string) => `to_timestamp(${BASE_SECONDS} - floor(${i}:
  * canceled, every 3rd completed, every 5th live, one guide in twenty a draft.
  */
 export async function loadMixData(url: string, shape: MixShape): Promise<MixLoadReport> {
-  const client = new Client({ connectionString: url, application_name: "bench-mix-loader" });
+  const client = standaloneClient({ connectionString: url, application_name: "bench-mix-loader" });
   await client.connect();
   const began = performance.now();
   const seconds = { base: 0, events: 0, guides: 0, vacuum: 0, total: 0 };

@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { standaloneClient, standalonePool } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
 import { CHANGES_WAIT } from "@community/domain";
-import { Client, Pool } from "pg";
 import { startCpuWindow } from "./cpu";
 import { MixClients, type MixDriveResult } from "./mix-client";
 import { loadMixData } from "./mix-load";
@@ -141,8 +141,8 @@ export async function runMix(settings: MixSettings): Promise<void> {
   }
   const database = await createTestDatabase("bench_mix");
   const servers = new Map<ServerName, RunningServer>();
-  const monitor = new Pool({ connectionString: database.url, max: 1, application_name: "bench-mix-monitor" });
-  const writerClient = new Client({ connectionString: database.url, application_name: WRITER_APPLICATION });
+  const monitor = standalonePool({ connectionString: database.url, max: 1, application_name: "bench-mix-monitor" });
+  const writerClient = standaloneClient({ connectionString: database.url, application_name: WRITER_APPLICATION });
   try {
     log(
       `mix: loading ${shape.totals.teams.toLocaleString("en-US")} teams, ${shape.totals.users.toLocaleString("en-US")} users, ` +

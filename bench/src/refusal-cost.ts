@@ -1,6 +1,7 @@
+import { standalonePool } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
 import autocannon from "autocannon";
-import { Pool } from "pg";
+import type { Pool } from "pg";
 import { startCpuWindow } from "./cpu";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 import { type RunningServer, startServer } from "./servers";
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
   const flood = arg("flood", 5000);
   const before = process.argv.find((a) => a.startsWith("--before="))?.slice("--before=".length);
   const database = await createTestDatabase("bench_refusal");
-  const monitor = new Pool({ connectionString: database.url, max: 1 });
+  const monitor = standalonePool({ connectionString: database.url, max: 1 });
   const servers: RunningServer[] = [];
   try {
     await loadBenchData(database.url, 1000);

@@ -2,9 +2,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { standaloneClient, standalonePool } from "@community/db";
 import { createTestDatabase } from "@community/db/testing";
 import { CHANGES_WAIT } from "@community/domain";
-import { Client, Pool } from "pg";
+import type { Client, Pool } from "pg";
 import { startCpuWindow } from "./cpu";
 import { loadMixData } from "./mix-load";
 import { type MetricSums, scrapeMetrics } from "./mix-metrics";
@@ -238,8 +239,8 @@ export async function runSyncPush(settings: SyncPushSettings): Promise<void> {
   // Enough teams for the copies (100 at least: the mix's 1/100 scale, loaded in a second or two).
   const shape = mixShape(Math.max(0.01, settings.copies / 10_000));
   const database = await createTestDatabase("bench_sync_push");
-  const monitor = new Pool({ connectionString: database.url, max: 1, application_name: "bench-sync-monitor" });
-  const writer = new Client({ connectionString: database.url, application_name: WRITER_APPLICATION });
+  const monitor = standalonePool({ connectionString: database.url, max: 1, application_name: "bench-sync-monitor" });
+  const writer = standaloneClient({ connectionString: database.url, application_name: WRITER_APPLICATION });
   let api: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     log(`sync-push: loading ${shape.totals.teams} teams`);

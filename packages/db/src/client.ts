@@ -13,6 +13,7 @@ import { isEmbeddedDatabaseUrl } from "./embedded";
 import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
 import { QueryReadTimeoutError, QueryWatchdog, type WatchedConnection } from "./query-watchdog";
+import { standaloneClient } from "./standalone-client";
 import { CACHED_PLAN_STALE, StatementNames } from "./statement-names";
 
 export { Prisma, PrismaClient } from "./generated/prisma/client";
@@ -319,9 +320,8 @@ function openPool(
     probeIntervalMs: options.breakerProbeMs ?? 1_000,
     reportIntervalMs: options.breakerReportMs,
     probe: async () => {
-      const probe = new Client(connection);
       // A failed probe's socket may still emit 'error' after connect() rejected.
-      probe.on("error", () => undefined);
+      const probe = standaloneClient(connection);
       try {
         await probe.connect();
       } finally {

@@ -8,5 +8,6 @@ export * from "./migrations";
 export * from "./prisma-statements";
 export * from "./query-watchdog";
 export * from "./secret-hash";
+export * from "./standalone-client";
 export * from "./statement-names";
 export * from "./token-hash";

@@ -1,4 +1,5 @@
-import { Client, type QueryResult, type QueryResultRow } from "pg";
+import type { Client, QueryResult, QueryResultRow } from "pg";
+import { standaloneClient } from "./standalone-client";
 
 /**
  * Test support for overlapping transactions driven step by step: a statement is sent, and the
@@ -58,7 +59,7 @@ export class LockMonitor {
   private constructor(private readonly client: Client) {}
 
   static async open(url: string): Promise<LockMonitor> {
-    const client = new Client({ connectionString: url });
+    const client = standaloneClient({ connectionString: url });
     await client.connect();
     return new LockMonitor(client);
   }
@@ -104,10 +105,9 @@ export class SqlSession {
    * and has no other session to wait for), a step returns when its statement has finished.
    */
   static async open(url: string, monitor?: LockMonitor): Promise<SqlSession> {
-    const client = new Client({ connectionString: url });
-    await client.connect();
+    const client = standaloneClient({ connectionString: url });
     // Errors of a statement are the caller's to look at; an idle session's error is not a crash.
-    client.on("error", () => undefined);
+    await client.connect();
     const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     return new SqlSession(client, rows[0]?.pid as number, monitor);
   }

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { Client, type Pool } from "pg";
+import type { Client, Pool } from "pg";
 import { isEmbeddedDatabaseUrl } from "./embedded";
+import { standaloneClient } from "./standalone-client";
 
 /** prisma/migrations at the root of the workspace (the same depth from src/ and dist/). */
 export const MIGRATIONS_DIR = path.resolve(__dirname, "../../../prisma/migrations");
@@ -160,7 +161,7 @@ export class MigrationError extends Error {
  * `migrateDeploy` then applies it again.
  */
 export async function markRolledBack(url: string, name: string): Promise<void> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  const client = standaloneClient({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
     const result = await client.query(
@@ -199,7 +200,7 @@ export async function migrateDeploy(
   const dir = options.dir ?? MIGRATIONS_DIR;
   const rewritten = rewrittenMigrations(options.rewrittenFile);
   const log = options.log ?? ((line: string) => (options.quiet ? undefined : process.stderr.write(`${line}\n`)));
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  const client = standaloneClient({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
   const done: string[] = [];
   try {

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Client } from "pg";
+import type { Client } from "pg";
 import { listMigrations, listRepeatables, MIGRATIONS_DIR, migrateDeploy, REPEATABLE_DIR } from "./migrations";
+import { standaloneClient } from "./standalone-client";
 
 /**
  * Test support: every suite gets its own PostgreSQL database, cloned from a template that holds
@@ -36,7 +37,7 @@ function migrationsDigest(): string {
 }
 
 async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: testAdminUrl(), connectionTimeoutMillis: 5_000 });
+  const client = standaloneClient({ connectionString: testAdminUrl(), connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
     return await fn(client);

@@ -115,4 +115,25 @@ describe(ChangeNotices.name, () => {
     // A time from before the connection was lost is not quiet, whatever came since.
     expect(notices.quietSince({ teamId: RUNNERS, list: "guides" }, 1)).toBe(false);
   });
+  it("survives the connection cut while its probe's sender waits for an answer, and listens again", async () => {
+    // The probe opens a second connection to send one notice. Cut under that query, the sender's
+    // connection emits 'error'; with no listener, that ended the process.
+    await proxy.cut();
+    await until(() => notices.state === "polling", "it polls", 20_000);
+    let cutUnderProbe = false;
+    proxy.onSent = (chunk) => {
+      if (cutUnderProbe || !chunk.includes("pg_notify")) return;
+      cutUnderProbe = true;
+      void proxy.cut().then(() => proxy.start());
+    };
+    await proxy.start();
+    await until(() => cutUnderProbe, "a probe was sent and cut", 20_000);
+    proxy.onSent = undefined;
+    await until(() => notices.state === "listening", "it listens again", 20_000);
+    const watch = notices.watch({ teamId: RUNNERS, list: "events" });
+    await watch.ready;
+    await commitEvent(RUNNERS);
+    expect(await changed(watch)).toBe(true);
+    watch.cancel();
+  });
 });

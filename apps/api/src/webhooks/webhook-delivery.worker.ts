@@ -1,4 +1,4 @@
-import type { Database } from "@community/db";
+import { type Database, standalonePool } from "@community/db";
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -8,7 +8,7 @@ import {
   type OnApplicationShutdown,
 } from "@nestjs/common";
 import { SchedulerRegistry } from "@nestjs/schedule";
-import { Pool } from "pg";
+import type { Pool } from "pg";
 import { Counter, Histogram } from "prom-client";
 import { BackgroundTask } from "../common/background-task";
 import { APP_CONFIG, type AppConfig } from "../config/config";
@@ -131,16 +131,16 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     const { run, Logger: WorkerLogger } = await loadGraphileWorker();
     // Its own small pool: graphile-worker keeps one connection for LISTEN (so a direct one, never
     // through a transaction pooler: DATABASE_LISTEN_URL) and runs its jobs on the others.
-    const pool = new Pool({
-      connectionString: url,
-      max: this.config.webhooks.concurrency + 2,
-      connectionTimeoutMillis: this.config.dbConnectTimeoutMs,
-      application_name: "community-team-webhooks",
-    });
-    // An idle connection's error (a restart of the server, say) is logged; the pool makes another.
-    const lost = (error: Error) => this.logger.warn(`webhook worker connection: ${error.message}`);
-    pool.on("error", lost);
-    pool.on("connect", (client) => client.on("error", lost));
+    // A connection's error (a restart of the server, say) is logged; the pool makes another.
+    const pool = standalonePool(
+      {
+        connectionString: url,
+        max: this.config.webhooks.concurrency + 2,
+        connectionTimeoutMillis: this.config.dbConnectTimeoutMs,
+        application_name: "community-team-webhooks",
+      },
+      (error) => this.logger.warn(`webhook worker connection: ${error.message}`),
+    );
     try {
       this.runner = await run({
         pgPool: pool,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { Client, type ClientConfig } from "pg";
+import type { Client, ClientConfig } from "pg";
+import { standaloneClient } from "../standalone-client";
 import type { Queryable } from "./team-list";
 
 /** The channel on which a commit that changed a team's list says so (migration 20261127100000). */
@@ -202,7 +203,7 @@ export class ChangeNotices {
   }
 
   private opened(config: ClientConfig): Client {
-    const client = new Client({
+    const client = standaloneClient({
       ...config,
       connectionString: this.options.url,
       connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000,

@@ -57,7 +57,7 @@ export interface CaseReport {
   path: string;
   page: number;
   perPage: number;
-  depth: "first" | "middle" | "last" | "304" | "compressed" | "filtered" | "cursor first" | "cursor last";
+  depth: "first" | "middle" | "last" | "304" | "compressed" | "gzip" | "filtered" | "cursor first" | "cursor last";
   /** The query each server was sent, where it is not page and per_page alone. */
   queries?: Record<ServerName, string>;
   /** Extra request headers of the case (If-None-Match, Accept-Encoding). */

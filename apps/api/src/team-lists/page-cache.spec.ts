@@ -42,9 +42,9 @@ describe(PageBody.name, () => {
       if (bytes < 1_024) expect(kept.size).toBe(before.json.length);
       for (const coding of ["identity", "gzip", "br"] as const) {
         const form = kept.encoded(coding).bytes;
-        if (coding === "identity" && bytes >= 1_024) continue; // made on demand, not held
         expect(form.buffer.byteLength).toBe(form.length);
       }
+      expect(kept.size).toBe(cost(before) - ENTRY_OVERHEAD_BYTES + (before.json.length < 1_024 ? 0 : before.json.length));
     }
   });
 
@@ -54,7 +54,6 @@ describe(PageBody.name, () => {
     const kept = page.compact();
     expect(kept.size).toBe(page.encoded("br").bytes.length);
     expect(kept.size).toBeLessThan(identity.length / 10);
-    expect(kept.encoded("identity")).toEqual({ bytes: identity, coding: "identity" });
     expect(kept.encoded("br").bytes).toBe(kept.encoded("br").bytes);
     expect(brotliDecompressSync(kept.encoded("br").bytes)).toEqual(identity);
     expect(gunzipSync(kept.encoded("gzip").bytes)).toEqual(identity);
@@ -62,6 +61,32 @@ describe(PageBody.name, () => {
     expect(kept.size).toBe(kept.encoded("br").bytes.length + kept.encoded("gzip").bytes.length);
     // The page it came from still holds its JSON, for the response in flight.
     expect(page.json).toEqual(identity);
+  });
+
+  it("keeps its JSON once a client asks for it in identity: decompressed once, not on every hit, and counted", () => {
+    const page = body(20_000);
+    const identity = Buffer.from(page.json);
+    const cache = new PageCache(1_000_000);
+    const key = PageCache.key("team_a", "events", "1", 1, 100);
+    cache.set(key, { body: page, totalItems: 1 });
+    const kept = cache.get(key)?.body as PageBody;
+    const held = cache.stats().bytes;
+    const first = kept.encoded("identity");
+    expect(first).toEqual({ bytes: identity, coding: "identity" });
+    expect(kept.size).toBe(kept.encoded("br").bytes.length + identity.length);
+    expect(cache.stats().bytes).toBe(held + identity.length);
+    // The next hits send the same bytes, decompressing nothing.
+    const json = jest.spyOn(PageBody.prototype, "json", "get");
+    try {
+      expect(kept.encoded("identity").bytes).toBe(first.bytes);
+      expect(json).not.toHaveBeenCalled();
+    } finally {
+      json.mockRestore();
+    }
+    expect(cache.stats().bytes).toBe(held + identity.length);
+    // A body no cache keeps holds nothing more than it has.
+    const loose = body(20_000).compact();
+    expect(loose.encoded("identity").bytes).toEqual(identity);
   });
 
   it("measures what it would send (for HEAD) as encoded() sends it, a kept page's JSON without decompressing it", () => {

@@ -6,9 +6,12 @@
  * no commit to the list has been told since it began: `canJoin(startedAt)` decides, given the
  * reading's start (performance.now()). A settled reading stays shareable for `keepMs`, for the
  * stragglers of the same wake; a failed one is forgotten at once (each joiner gets its error).
+ *
+ * One instance serves every list: a key names its list, and every reading of a list is of that
+ * list's items, so the result found by a key is of the type `start` would have made (the one cast).
  */
-export class FeedFlights<T> {
-  private readonly flights = new Map<string, { startedAt: number; result: Promise<T> }>();
+export class FeedFlights {
+  private readonly flights = new Map<string, { startedAt: number; result: Promise<unknown> }>();
 
   constructor(private readonly keepMs = 1_000) {}
 
@@ -18,7 +21,7 @@ export class FeedFlights<T> {
   }
 
   /** The shared reading of `key`, or a new one made by `start`; `shared` is told whether it was joined. */
-  run(
+  run<T>(
     key: string,
     canJoin: (startedAt: number) => boolean,
     start: () => Promise<T>,
@@ -27,7 +30,7 @@ export class FeedFlights<T> {
     const flight = this.flights.get(key);
     if (flight !== undefined && canJoin(flight.startedAt)) {
       shared?.(true);
-      return flight.result;
+      return flight.result as Promise<T>;
     }
     shared?.(false);
     const entry = { startedAt: performance.now(), result: start() };

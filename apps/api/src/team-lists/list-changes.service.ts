@@ -1,6 +1,5 @@
 import { type Database, prismaStatements } from "@community/db";
 import {
-  type AnyTeamList,
   type ChangePage,
   type ChangePosition,
   ChangePositionExpiredError,
@@ -8,6 +7,7 @@ import {
   currentChangePosition,
   InvalidChangePositionError,
   readChanges,
+  type TeamList,
 } from "@community/db/lists";
 import type { ChangesEnvelope } from "@community/domain";
 import { Inject, Injectable } from "@nestjs/common";
@@ -52,7 +52,7 @@ export class ListChangesService {
   private readonly feedReads: Counter<"shared">;
   private readonly memberships: MembershipReads;
   /** The held requests' readings of the feed, shared by position (FeedFlights). */
-  private readonly flights = new FeedFlights<ChangePage<unknown>>();
+  private readonly flights = new FeedFlights();
 
   constructor(
     @Inject(DATABASE) private readonly database: Database,
@@ -83,7 +83,12 @@ export class ListChangesService {
    * read in one statement (MembershipReads), and the requests at the same position share one
    * reading of the feed, from the primary (`held`).
    */
-  async find(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery, hold?: WaitingCaller): Promise<PageBody> {
+  async find<Row extends { id: string }, Item>(
+    spec: TeamList<Row, Item>,
+    team: CallerTeam,
+    query: ChangesQuery,
+    hold?: WaitingCaller,
+  ): Promise<PageBody> {
     const { teamId, userId } = team;
     if (hold === undefined || query.wait === 0 || query.since === undefined || teamId === null) {
       return (await this.readOnce(spec, team, query)).body;
@@ -100,7 +105,12 @@ export class ListChangesService {
     });
   }
 
-  private async readOnce(spec: AnyTeamList, team: CallerTeam, query: ChangesQuery, held = false): Promise<FeedRead> {
+  private async readOnce<Row extends { id: string }, Item>(
+    spec: TeamList<Row, Item>,
+    team: CallerTeam,
+    query: ChangesQuery,
+    held = false,
+  ): Promise<FeedRead> {
     const { teamId } = team;
     // A forged token is a bad query (400), which comes before a missing team (404).
     const claims = query.since === undefined ? undefined : this.tokens.openSyncToken(query.since);
@@ -118,7 +128,7 @@ export class ListChangesService {
         state === undefined
           ? await currentChangePosition(prismaStatements(this.database.prisma), { list: spec.list, teamId })
           : { base: state?.version ?? "0" };
-      return body(
+      return body<Item>(
         [],
         this.tokens.syncToken({ list: spec.list, team: teamTag, issuedAt: membership.now, position }),
         false,
@@ -137,10 +147,10 @@ export class ListChangesService {
     if (this.unchanged(position, team.lists?.[spec.list])) {
       // The same position, issued now, as a round that found nothing.
       this.polls.inc({ answer: "unchanged" });
-      return body([], this.tokens.syncToken({ ...claims, issuedAt: membership.now }), false);
+      return body<Item>([], this.tokens.syncToken({ ...claims, issuedAt: membership.now }), false);
     }
     this.polls.inc({ answer: "read" });
-    let read: ChangePage<unknown>;
+    let read: ChangePage<Item>;
     try {
       read = held
         ? await this.sharedRead(spec, teamId, position, query.perPage)
@@ -195,7 +205,12 @@ export class ListChangesService {
    * holds the position's states, else from the primary, which decides: never a gap. Both as named
    * statements (Prisma's raw queries on Database.prismaReads and .prisma), planned once per connection.
    */
-  private async read(spec: AnyTeamList, teamId: string, position: ChangePosition, limit: number) {
+  private async read<Row extends { id: string }, Item>(
+    spec: TeamList<Row, Item>,
+    teamId: string,
+    position: ChangePosition,
+    limit: number,
+  ): Promise<ChangePage<Item>> {
     if (this.database.replica !== undefined) {
       try {
         this.feedReads.inc({ shared: "false" });
@@ -215,12 +230,12 @@ export class ListChangesService {
    * or while no commit to the list has been told since it began (ChangeNotices.quietSince): a
    * commit that the shared reading missed then fires their watch, and they read again.
    */
-  private sharedRead(
-    spec: AnyTeamList,
+  private sharedRead<Row extends { id: string }, Item>(
+    spec: TeamList<Row, Item>,
     teamId: string,
     position: ChangePosition,
     limit: number,
-  ): Promise<ChangePage<unknown>> {
+  ): Promise<ChangePage<Item>> {
     const key = { teamId, list: spec.list };
     const at = position.after;
     const id = [teamId, spec.list, position.base, position.round ?? "", at?.version ?? "", at?.id ?? "", limit].join(
@@ -235,7 +250,7 @@ export class ListChangesService {
   }
 }
 
-function body(changes: ChangesEnvelope<unknown>["changes"], next: string, hasMore: boolean): FeedRead {
-  const value: ChangesEnvelope<unknown> = { changes, meta: { sync: { next, has_more: hasMore } } };
+function body<Item>(changes: ChangesEnvelope<Item>["changes"], next: string, hasMore: boolean): FeedRead {
+  const value: ChangesEnvelope<Item> = { changes, meta: { sync: { next, has_more: hasMore } } };
   return { body: PageBody.of(value), nothingNew: changes.length === 0 && !hasMore };
 }

@@ -1,4 +1,4 @@
-import type { AnyTeamList, TeamList } from "@community/db/lists";
+import type { TeamList } from "@community/db/lists";
 import type { ListDefinition } from "@community/domain";
 import { Injectable } from "@nestjs/common";
 import type { Request, Response } from "express";
@@ -41,8 +41,8 @@ export class ListEndpoints {
     sendListPage(request, response, coding, page);
   }
 
-  async changesPage(
-    spec: AnyTeamList,
+  async changesPage<Row extends { id: string }, Item>(
+    spec: TeamList<Row, Item>,
     query: ChangesQueryDto,
     team: Caller,
     request: Request,

@@ -44,7 +44,9 @@ describe(PageBody.name, () => {
         const form = kept.encoded(coding).bytes;
         expect(form.buffer.byteLength).toBe(form.length);
       }
-      expect(kept.size).toBe(cost(before) - ENTRY_OVERHEAD_BYTES + (before.json.length < 1_024 ? 0 : before.json.length));
+      expect(kept.size).toBe(
+        cost(before) - ENTRY_OVERHEAD_BYTES + (before.json.length < 1_024 ? 0 : before.json.length),
+      );
     }
   });
 

@@ -1,7 +1,6 @@
 import { createDatabase, hashToken, prismaStatements } from "@community/db";
-import { EVENTS_LIST, lookUpToken, type Queryable, TeamListReader } from "@community/db/lists";
+import { EVENTS_LIST, lookUpToken, TeamListReader } from "@community/db/lists";
 import { createTestDatabase } from "@community/db/testing";
-import type { Pool, QueryResultRow } from "pg";
 import { cpuPerCall, option, spread } from "./cpu-per-call";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 
@@ -16,21 +15,6 @@ import { BENCH_TOKEN, loadBenchData } from "./load";
  *   node bench/dist/prisma-cost.js [--n=1000] [--statements=3000] [--rounds=5]
  */
 
-/** The pool's own queries, each text sent as a named statement (as Prisma's adapter names them). */
-function namedOn(pool: Pool): Queryable {
-  const names = new Map<string, string>();
-  return {
-    query<Row extends QueryResultRow>(text: string, values: unknown[]) {
-      let name = names.get(text);
-      if (name === undefined) {
-        name = `bench_pg_${names.size}`;
-        names.set(text, name);
-      }
-      return pool.query<Row>({ name, text, values });
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const n = option("n", 1_000);
   const statements = option("statements", 3_000);
@@ -43,7 +27,8 @@ async function main(): Promise<void> {
     const now = new Date();
     const events = EVENTS_LIST;
     const viaPrisma = prismaStatements(database.prisma);
-    const viaPg = namedOn(database.pool);
+    // The api's own way around Prisma for the token lookup: the same pool, the same statement names.
+    const viaPg = database.poolStatements;
     const prismaReader = new TeamListReader(viaPrisma, events);
     const pgReader = new TeamListReader(viaPg, events);
     const member = await lookUpToken(viaPrisma, tokenHash, now);

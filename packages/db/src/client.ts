@@ -12,6 +12,8 @@ import { CircuitBreaker } from "./circuit-breaker";
 import { isEmbeddedDatabaseUrl } from "./embedded";
 import { databaseFailure, PoolSaturatedError } from "./errors";
 import { PrismaClient } from "./generated/prisma/client";
+import type { Queryable } from "./lists/team-list";
+import { PoolStatements } from "./pool-statements";
 import { QueryReadTimeoutError, QueryWatchdog, type WatchedConnection } from "./query-watchdog";
 import { standaloneClient } from "./standalone-client";
 import { CACHED_PLAN_STALE, StatementNames } from "./statement-names";
@@ -72,9 +74,9 @@ export interface ReadReplica {
 export type QueryObserver = (seconds: number, failed: boolean) => void;
 
 /**
- * The request path reaches the database through the two Prisma clients only; `pool` is for what
- * needs a connection of its own (graphile-worker, the migration runner and its lock, the fixture
- * loader's COPY, the change-log sweep) and for tests.
+ * The request path reaches the database through the two Prisma clients, but for the token lookup
+ * (`poolStatements`); `pool` is for what needs a connection of its own (graphile-worker, the
+ * migration runner and its lock, the fixture loader's COPY, the change-log sweep) and for tests.
  */
 export interface Database {
   /** The Prisma client over the primary's pool. */
@@ -88,6 +90,11 @@ export interface Database {
   prismaReads: PrismaClient;
   /** The primary's pool, beneath `prisma`. */
   pool: Pool;
+  /**
+   * Statements on `pool` through node-postgres, named as `prisma`'s are: the token lookup's way
+   * alone (AccessTokenRepository; docs/decisions.md, "The token lookup on the pool").
+   */
+  poolStatements: Queryable;
   /** Times every query from now on (Prisma's and the list statements alike); returns the way to stop. */
   observeQueries(observer: QueryObserver): () => void;
   /** Opens while the server cannot be connected to; the pool then refuses at once (CircuitOpenError). */
@@ -183,6 +190,7 @@ export function createDatabase(options: DatabaseOptions): Database {
     prisma,
     prismaReads,
     pool,
+    poolStatements: new PoolStatements(pool, names),
     breaker,
     replica,
     async warmUp() {

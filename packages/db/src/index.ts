@@ -5,6 +5,7 @@ export * from "./embedded";
 export * from "./errors";
 export * from "./lists/change-notices";
 export * from "./migrations";
+export * from "./pool-statements";
 export * from "./prisma-statements";
 export * from "./query-watchdog";
 export * from "./secret-hash";

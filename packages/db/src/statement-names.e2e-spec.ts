@@ -1,18 +1,25 @@
 import { createDatabase, type Database } from "./client";
+import type { Queryable } from "./lists/team-list";
 import { PrismaStatements } from "./prisma-statements";
 import { createTestDatabase, type TestDatabase } from "./testing";
+
+/** The two ways a statement reaches the pool: Prisma's raw queries, and node-postgres beneath it (the token lookup's). */
+const WAYS: [string, (database: Database) => Queryable][] = [
+  ["through Prisma", (database) => new PrismaStatements(database.prisma)],
+  ["on the pool beneath Prisma", (database) => database.poolStatements],
+];
 
 const SQL = "SELECT $1::int + 1 AS n";
 const HELD_SQL = "SELECT count(*)::int AS held FROM pg_prepared_statements WHERE name LIKE 'cts%'";
 
-describe("StatementNames (adapter-pg's statement naming) on a real PostgreSQL", () => {
+describe.each(WAYS)("StatementNames (adapter-pg's statement naming) on a real PostgreSQL, %s", (_way, way) => {
   let testDb: TestDatabase;
   let db: Database | undefined;
 
   /** One connection: the statements a query prepared are the ones the next query sees. */
   const open = (options: { preparedStatements?: boolean; preparedStatementsPerConnection?: number } = {}) => {
     db = createDatabase({ url: testDb.url, poolMax: 1, ...options });
-    return { database: db, statements: new PrismaStatements(db.prisma) };
+    return { database: db, statements: way(db) };
   };
   const held = async (database: Database) => (await database.pool.query<{ held: number }>(HELD_SQL)).rows[0]?.held;
 
@@ -29,12 +36,15 @@ describe("StatementNames (adapter-pg's statement naming) on a real PostgreSQL", 
     await testDb?.drop();
   });
 
-  it("prepares a statement sent through Prisma once per connection and answers from it", async () => {
+  it("prepares a statement once per connection and answers from it, under the name the other way gives it too", async () => {
     const { database, statements } = open();
     for (let i = 0; i < 3; i += 1) {
       const { rows } = await statements.query<{ n: number }>(SQL, [i]);
       expect(rows).toEqual([{ n: i + 1 }]);
     }
+    expect(await held(database)).toBe(1);
+    for (const [, other] of WAYS)
+      expect((await other(database).query<{ n: number }>(SQL, [7])).rows).toEqual([{ n: 8 }]);
     expect(await held(database)).toBe(1);
   });
 

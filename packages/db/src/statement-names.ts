@@ -41,8 +41,11 @@ export class StatementNames {
   }
 
   /** Adapter-pg's `statementNameGenerator`. */
-  readonly generate: StatementNameGenerator = ({ sql, args }) => {
-    if (args.length === 0) return "";
+  readonly generate: StatementNameGenerator = ({ sql, args }) => this.nameOf(sql, args.length);
+
+  /** The name of a text sent with `parameters` parameters: "" (unnamed) for none, or past `max` texts. */
+  nameOf(sql: string, parameters: number): string {
+    if (parameters === 0) return "";
     let name = this.names.get(sql);
     if (name === undefined) {
       if (this.names.size >= this.max) return "";
@@ -51,7 +54,7 @@ export class StatementNames {
       this.names.set(sql, name);
     }
     return name;
-  };
+  }
 
   /** After `name` met a stale plan: a new generation of names, unless another failure started one already. */
   renew(name: string): void {

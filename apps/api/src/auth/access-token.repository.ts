@@ -1,4 +1,4 @@
-import { type Database, prismaStatements } from "@community/db";
+import type { Database } from "@community/db";
 import { lookUpToken } from "@community/db/lists";
 import { Inject, Injectable } from "@nestjs/common";
 import { DATABASE } from "../database/database.tokens";
@@ -19,9 +19,11 @@ export class AccessTokenRepository {
   async findMemberByTokenHash(tokenHash: string, now: Date): Promise<Member | null> {
     // An unknown token refused a moment ago costs no statement (see UnknownTokenCache for the bound).
     if (this.unknown.has(tokenHash)) return null;
-    // One statement (one round trip) on the hot path of every request.
+    // One statement (one round trip) on the hot path of every request, cached page or not: sent on
+    // the pool beneath Prisma under Prisma's statement name, at half Prisma's CPU (docs/decisions.md,
+    // "The token lookup on the pool").
     const listsReadAt = performance.now();
-    const row = await lookUpToken(prismaStatements(this.database.prisma), tokenHash, now);
+    const row = await lookUpToken(this.database.poolStatements, tokenHash, now);
     // Only digests that match no token are remembered: a revoked or expired one can come back.
     if (row === undefined) this.unknown.add(tokenHash);
     return row === undefined || !row.valid

@@ -52,12 +52,26 @@ export function summarize(rounds: CaseResult[]): ServerCaseReport {
   return { rounds, ...roundSpreads(rounds), bad: rounds.reduce((sum, r) => sum + r.bad, 0) };
 }
 
+/** The kinds of case `pnpm bench` runs (`--depths=` picks some). */
+export const CASE_DEPTHS = [
+  "first",
+  "middle",
+  "last",
+  "304",
+  "compressed",
+  "gzip",
+  "filtered",
+  "cursor first",
+  "cursor last",
+] as const;
+export type CaseDepth = (typeof CASE_DEPTHS)[number];
+
 export interface CaseReport {
   name: string;
   path: string;
   page: number;
   perPage: number;
-  depth: "first" | "middle" | "last" | "304" | "compressed" | "gzip" | "filtered" | "cursor first" | "cursor last";
+  depth: CaseDepth;
   /** The query each server was sent, where it is not page and per_page alone. */
   queries?: Record<ServerName, string>;
   /** Extra request headers of the case (If-None-Match, Accept-Encoding). */

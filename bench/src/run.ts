@@ -10,8 +10,8 @@ import { type CaseResult, drive, warmUp } from "./drive";
 import { BENCH_TOKEN, loadBenchData } from "./load";
 import { parseMixArgs, runMix } from "./mix";
 import { summarizeProfile } from "./profile-summary";
-import type { BenchReport, CaseReport, SizeReport } from "./report";
-import { markdownTable, spreadOf, summarize } from "./report";
+import type { BenchReport, CaseDepth, CaseReport, SizeReport } from "./report";
+import { CASE_DEPTHS, markdownTable, spreadOf, summarize } from "./report";
 import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
 import { measureSyncCost } from "./sync-cost";
 import { parseSyncPushArgs, runSyncPush } from "./sync-push";
@@ -39,19 +39,33 @@ function parseArgs(argv: string[]) {
   const cpuProf = argv.includes("--cpu-prof");
   // The calendar cases alone (contract 11.2), for measuring them without the page cases' quarter hour.
   const calendarOnly = argv.includes("--calendar-only");
+  // Some cases alone, by their kind (`--depths=first,compressed,gzip`: the first page for each coding).
+  const depthsArg = argv.find((a) => a.startsWith("--depths="));
+  const depths = depthsArg === undefined ? undefined : new Set(depthsArg.slice("--depths=".length).split(","));
+  for (const depth of depths ?? []) {
+    if (!CASE_DEPTHS.includes(depth as CaseDepth)) {
+      throw new Error(`--depths takes some of ${CASE_DEPTHS.join(", ")}, got ${depth}`);
+    }
+  }
   const unknown = argv.filter(
-    (a) => a !== "--quick" && a !== "--cpu-prof" && a !== "--calendar-only" && !a.startsWith("--sizes="),
+    (a) =>
+      a !== "--quick" &&
+      a !== "--cpu-prof" &&
+      a !== "--calendar-only" &&
+      !a.startsWith("--sizes=") &&
+      !a.startsWith("--depths="),
   );
   const rounds = positiveEnv("BENCH_ROUNDS", quick ? 2 : 3);
   if (unknown.length > 0)
     throw new Error(
-      `unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --calendar-only, --sizes=1000,100000, --mix, --sync-push)`,
+      `unknown argument(s): ${unknown.join(" ")} (use --quick, --cpu-prof, --calendar-only, --sizes=1000,100000, --depths=first,gzip, --mix, --sync-push)`,
     );
   return {
     quick,
     sizes,
     cpuProf,
     calendarOnly,
+    depths,
     connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
     rounds,
     warmupSeconds: positiveEnv("BENCH_WARMUP_SECONDS", quick ? 1 : 3),
@@ -221,7 +235,8 @@ async function benchSize(n: number, settings: ReturnType<typeof parseArgs>): Pro
     }
     const server = (name: ServerName) => servers.get(name) as RunningServer;
     const cases: CaseReport[] = [];
-    for (const c of settings.calendarOnly ? [] : casesFor(n)) {
+    const chosen = settings.calendarOnly ? [] : casesFor(n).filter((c) => settings.depths?.has(c.depth) ?? true);
+    for (const c of chosen) {
       const queries = await queriesFor(c, (name) => server(name).baseUrl);
       const headers: Record<string, string> = {};
       if (c.depth === "304") headers["if-none-match"] = await etagOf(`${server("api").baseUrl}${c.path}${queries.api}`);

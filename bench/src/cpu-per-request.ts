@@ -4,6 +4,7 @@ import { createTestDatabase } from "@community/db/testing";
 import autocannon from "autocannon";
 import { startCpuWindow } from "./cpu";
 import { BENCH_TOKEN, loadBenchData } from "./load";
+import { runMain } from "./run-main";
 import { type RunningServer, startServer } from "./servers";
 
 /**
@@ -197,7 +198,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runMain("cpu-per-request", main);

@@ -4,6 +4,7 @@ import { createTestDatabase } from "@community/db/testing";
 import type { Pool, QueryResultRow } from "pg";
 import { cpuPerCall, option, spread } from "./cpu-per-call";
 import { BENCH_TOKEN, loadBenchData } from "./load";
+import { runMain } from "./run-main";
 
 /**
  * What the Prisma client costs per statement of a list request, against the same statement on
@@ -80,7 +81,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain("prisma-cost", main);

@@ -4,6 +4,7 @@ import autocannon from "autocannon";
 import type { Pool } from "pg";
 import { startCpuWindow } from "./cpu";
 import { BENCH_TOKEN, loadBenchData } from "./load";
+import { runMain } from "./run-main";
 import { type RunningServer, startServer } from "./servers";
 
 /**
@@ -182,7 +183,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runMain("refusal-cost", main);

@@ -133,6 +133,35 @@ export function createEmptyTestDatabase(prefix: string): Promise<TestDatabase> {
   return createNamedDatabase(prefix);
 }
 
+/**
+ * For a describe block: a test database (migrated, or `empty`) created before its tests and
+ * dropped after them. Read its `name` and `url` inside the tests.
+ */
+export function testDatabaseForSuite(
+  prefix: string,
+  { empty = false }: { empty?: boolean } = {},
+): Pick<TestDatabase, "name" | "url"> {
+  let testDb: TestDatabase | undefined;
+  beforeAll(async () => {
+    testDb = await (empty ? createEmptyTestDatabase : createTestDatabase)(prefix);
+  });
+  afterAll(async () => {
+    await testDb?.drop();
+  });
+  const created = () => {
+    if (testDb === undefined) throw new Error("the suite's database is not created yet (read it inside a test)");
+    return testDb;
+  };
+  return {
+    get name() {
+      return created().name;
+    },
+    get url() {
+      return created().url;
+    },
+  };
+}
+
 export { statusCountMismatches } from "./lists/status-count-truth";
 export {
   LockMonitor,

@@ -1,6 +1,7 @@
 import { createDatabase } from "@community/db";
 import { EVENTS_LIST, TeamListReader } from "@community/db/lists";
 import { createTestDatabase } from "@community/db/testing";
+import { runMain } from "./run-main";
 
 /**
  * What a write costs the page-boundary cache of a team of N events: the wall time of a deep page
@@ -67,9 +68,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `boundary-refresh failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+runMain("boundary-refresh", main);

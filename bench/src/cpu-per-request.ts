@@ -1,9 +1,8 @@
 import { request as httpRequest } from "node:http";
-import { standalonePool } from "@community/db";
-import { createTestDatabase } from "@community/db/testing";
 import autocannon from "autocannon";
-import { startCpuWindow } from "./cpu";
-import { BENCH_TOKEN, loadBenchData } from "./load";
+import { startCpuWindow, withCpuBench } from "./cpu";
+import { BENCH_TOKEN } from "./load";
+import { runMain } from "./run-main";
 import { type RunningServer, startServer } from "./servers";
 
 /**
@@ -97,15 +96,11 @@ async function main(): Promise<void> {
   const n = arg("n", 1000);
   const requests = arg("requests", 2000);
   const rounds = arg("rounds", 3);
-  const database = await createTestDatabase(`bench_cpu_${n}`);
-  const servers: RunningServer[] = [];
-  const admin = standalonePool({ connectionString: database.url, max: 1 });
-  try {
-    await loadBenchData(database.url, n);
+  await withCpuBench(`bench_cpu_${n}`, n, async ({ url, monitor, servers }) => {
     const extra = (process.env.API_NODE_FLAGS ?? "").split(/\s+/).filter((f) => f !== "");
-    const api = await startServer("api", { databaseUrl: database.url, poolMax: 10, nodeArgs: extra });
+    const api = await startServer("api", { databaseUrl: url, poolMax: 10, nodeArgs: extra });
     servers.push(api);
-    const floor = await startServer("floor", { databaseUrl: database.url, poolMax: 10 });
+    const floor = await startServer("floor", { databaseUrl: url, poolMax: 10 });
     servers.push(floor);
     const measured: Measured[] = [
       { label: "api", server: api },
@@ -115,7 +110,7 @@ async function main(): Promise<void> {
     // variants as asked, each in the rotation beside the api and the floor.
     for (const parts of cardVariants()) {
       const card = await startServer("card", {
-        databaseUrl: database.url,
+        databaseUrl: url,
         poolMax: 10,
         env: { CARD_FLOOR_PARTS: parts },
       });
@@ -143,7 +138,7 @@ async function main(): Promise<void> {
           if (c.etag) headers["if-none-match"] = String(first.headers.etag);
           // warm-up: JIT, pool connections, caches
           await autocannon({ url, headers, connections: 10, amount: Math.ceil(requests / 4) });
-          const stop = await startCpuWindow(server.pid, admin);
+          const stop = await startCpuWindow(server.pid, monitor);
           const started = performance.now();
           let last = started;
           const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -190,14 +185,7 @@ async function main(): Promise<void> {
     }
     lines.push(`peak RSS: ${measured.map((m) => `${m.label} ${m.server.peakRssMb().toFixed(0)} MB`).join(", ")}`);
     process.stdout.write(`\n${lines.join("\n")}\n`);
-  } finally {
-    await admin.end().catch(() => undefined);
-    for (const server of servers) await server.stop();
-    await database.drop();
-  }
+  });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runMain("cpu-per-request", main);

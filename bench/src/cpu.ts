@@ -1,5 +1,9 @@
 import { readFileSync } from "node:fs";
+import { standalonePool } from "@community/db";
+import { createTestDatabase } from "@community/db/testing";
 import type { Pool } from "pg";
+import { loadBenchData } from "./load";
+import type { RunningServer } from "./servers";
 
 /** Linux reports utime/stime in clock ticks of 1/100 s on every platform Node.js supports here. */
 const TICK_MS = 10;
@@ -88,4 +92,31 @@ export async function startCpuWindow(
     for (const pid of pids) postgresMs += Math.max(0, processCpuMs(pid) - (before.get(pid) ?? 0));
     return { serverMs, postgresMs };
   };
+}
+
+/** What a CPU bench runs on: its database, a one-connection pool for startCpuWindow, the servers it started. */
+export interface CpuBench {
+  url: string;
+  monitor: Pool;
+  /** The bench pushes each server it starts, so that all are stopped at the end. */
+  servers: RunningServer[];
+}
+
+/** Runs `measure` on a database of its own loaded with `n` bench items; then stops every server and drops it. */
+export async function withCpuBench(
+  name: string,
+  n: number,
+  measure: (bench: CpuBench) => Promise<void>,
+): Promise<void> {
+  const database = await createTestDatabase(name);
+  const monitor = standalonePool({ connectionString: database.url, max: 1 });
+  const servers: RunningServer[] = [];
+  try {
+    await loadBenchData(database.url, n);
+    await measure({ url: database.url, monitor, servers });
+  } finally {
+    await monitor.end().catch(() => undefined);
+    for (const server of servers) await server.stop();
+    await database.drop();
+  }
 }

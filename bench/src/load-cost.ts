@@ -3,6 +3,7 @@ import { createTestDatabase } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
 import { baseFixture, LARGE_TEAM, teamItems } from "./dataset";
 import { progressBar } from "./progress";
+import { runMain } from "./run-main";
 
 /**
  * What the team_list_stats triggers cost on a bulk load: loads N events and N guides of one team
@@ -45,9 +46,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `load-cost failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+runMain("load-cost", main);

@@ -5,6 +5,7 @@ import { loadFixture } from "@community/fixtures";
 import { copyFloorSeconds } from "./copy-floor";
 import { baseFixture, LARGE_TEAM, teamItems } from "./dataset";
 import { progressBar } from "./progress";
+import { runMain } from "./run-main";
 
 /**
  * The seed loader against the COPY floor on the same rows: the shape validation of N events of one
@@ -71,9 +72,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(
-    `load-vs-copy failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exit(1);
-});
+runMain("load-vs-copy", main);

@@ -3,6 +3,7 @@ import { EVENTS_LIST, lookUpToken, TeamListReader } from "@community/db/lists";
 import { createTestDatabase } from "@community/db/testing";
 import { cpuPerCall, option, spread } from "./cpu-per-call";
 import { BENCH_TOKEN, loadBenchData } from "./load";
+import { runMain } from "./run-main";
 
 /**
  * What the Prisma client costs per statement of a list request, against the same statement on
@@ -65,7 +66,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain("prisma-cost", main);

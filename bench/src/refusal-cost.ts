@@ -1,9 +1,8 @@
-import { standalonePool } from "@community/db";
-import { createTestDatabase } from "@community/db/testing";
 import autocannon from "autocannon";
 import type { Pool } from "pg";
-import { startCpuWindow } from "./cpu";
-import { BENCH_TOKEN, loadBenchData } from "./load";
+import { startCpuWindow, withCpuBench } from "./cpu";
+import { BENCH_TOKEN } from "./load";
+import { runMain } from "./run-main";
 import { type RunningServer, startServer } from "./servers";
 
 /**
@@ -115,18 +114,14 @@ async function main(): Promise<void> {
   const rounds = arg("rounds", 3);
   const flood = arg("flood", 5000);
   const before = process.argv.find((a) => a.startsWith("--before="))?.slice("--before=".length);
-  const database = await createTestDatabase("bench_refusal");
-  const monitor = standalonePool({ connectionString: database.url, max: 1 });
-  const servers: RunningServer[] = [];
-  try {
-    await loadBenchData(database.url, 1000);
+  await withCpuBench("bench_refusal", 1000, async ({ url, monitor, servers }) => {
     // One api whose address has a budget it cannot spend (401s); guarded ones whose budget is 20 (429s).
-    const open = await startServer("api", { databaseUrl: database.url, poolMax: 10, env: { AUTH_FAILURE_LIMIT: "0" } });
+    const open = await startServer("api", { databaseUrl: url, poolMax: 10, env: { AUTH_FAILURE_LIMIT: "0" } });
     servers.push(open);
     const guarded: Array<{ label: string; server: RunningServer }> = [
-      { label: "this build", server: await startGuarded(database.url) },
+      { label: "this build", server: await startGuarded(url) },
     ];
-    if (before !== undefined) guarded.push({ label: before, server: await startGuarded(database.url, before) });
+    if (before !== undefined) guarded.push({ label: before, server: await startGuarded(url, before) });
     servers.push(...guarded.map((g) => g.server));
     // Warm-up: JIT, pools, the page cache; a guarded api learns the valid token, then spends its budget.
     for (const server of servers) {
@@ -175,14 +170,7 @@ async function main(): Promise<void> {
       );
     }
     process.stdout.write(`\n${lines.join("\n")}\n`);
-  } finally {
-    await monitor.end().catch(() => undefined);
-    for (const server of servers) await server.stop();
-    await database.drop();
-  }
+  });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runMain("refusal-cost", main);

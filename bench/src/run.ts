@@ -12,6 +12,7 @@ import { parseMixArgs, runMix } from "./mix";
 import { summarizeProfile } from "./profile-summary";
 import type { BenchReport, CaseDepth, CaseReport, SizeReport } from "./report";
 import { CASE_DEPTHS, markdownTable, spreadOf, summarize } from "./report";
+import { runMain } from "./run-main";
 import { REPO_ROOT, type RunningServer, SERVER_NAMES, type ServerName, startServer } from "./servers";
 import { measureSyncCost } from "./sync-cost";
 import { parseSyncPushArgs, runSyncPush } from "./sync-push";
@@ -413,7 +414,4 @@ async function main(): Promise<void> {
     );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runMain("bench", main);

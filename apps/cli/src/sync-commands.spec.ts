@@ -22,13 +22,10 @@ describe("the CLI's filters and changes command against a fake of contract secti
 
   beforeEach(async () => {
     api = await FakeCommunityApi.start(TOKEN);
-    api.upsert("events", wireEvent({ id: "ev_1", scheduled_at: "2026-03-01T10:00:00Z" }));
     api.upsert(
       "events",
+      wireEvent({ id: "ev_1", scheduled_at: "2026-03-01T10:00:00Z" }),
       wireEvent({ id: "ev_2", scheduled_at: "2026-04-01T10:00:00Z", canceled_at: "2026-03-20T00:00:00Z" }),
-    );
-    api.upsert(
-      "events",
       wireEvent({ id: "ev_3", scheduled_at: "2026-05-01T10:00:00Z", canceled_at: "2026-03-20T00:00:00Z" }),
     );
   });
@@ -37,20 +34,9 @@ describe("the CLI's filters and changes command against a fake of contract secti
   });
 
   it("walks with cursors and passes --status and the scheduled window on every request", async () => {
-    const result = await cli([
-      "events",
-      "--all",
-      "--per-page",
-      "1",
-      "--status",
-      "canceled,live",
-      "--scheduled-from",
-      "2026-03-15T00:00:00Z",
-      "--scheduled-to",
-      "2026-06-01T00:00:00+02:00",
-      "--format",
-      "json",
-    ]);
+    const line =
+      "events --all --per-page 1 --status canceled,live --scheduled-from 2026-03-15T00:00:00Z --scheduled-to 2026-06-01T00:00:00+02:00 --format json";
+    const result = await cli(line.split(" "));
     expect(result.code).toBe(EXIT.ok);
     expect((JSON.parse(result.stdout) as Array<{ id: string }>).map((e) => e.id)).toEqual(["ev_2", "ev_3"]);
     expect(queries()[0]).toEqual({
@@ -64,15 +50,9 @@ describe("the CLI's filters and changes command against a fake of contract secti
   });
 
   it("passes the guides' status and published window", async () => {
-    const result = await cli([
-      "guides",
-      "--status",
-      "published",
-      "--published-from",
-      "2026-01-01T00:00:00Z",
-      "--published-to",
-      "2026-12-31T00:00:00.5Z",
-    ]);
+    const line =
+      "guides --status published --published-from 2026-01-01T00:00:00Z --published-to 2026-12-31T00:00:00.5Z";
+    const result = await cli(line.split(" "));
     expect(result.code).toBe(EXIT.ok);
     expect(queries()[0]).toEqual({
       status: "published",

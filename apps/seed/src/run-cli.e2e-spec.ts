@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createDatabase, type Database } from "@community/db";
-import { createEmptyTestDatabase, createTestDatabase, type TestDatabase } from "@community/db/testing";
+import { createTestDatabase, type TestDatabase, testDatabaseForSuite } from "@community/db/testing";
 import { DEMO_TOKENS, demoFixture } from "@community/fixtures";
 import { rowCounts, smallFixture, truncateAll } from "@community/fixtures/testing";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from "./run-cli";
@@ -172,15 +172,7 @@ describe("seed command (main)", () => {
   });
 
   describe("on a database without migrations", () => {
-    let empty: TestDatabase;
-
-    beforeAll(async () => {
-      empty = await createEmptyTestDatabase("seed_cli_unmigrated");
-    });
-
-    afterAll(async () => {
-      await empty?.drop();
-    });
+    const empty = testDatabaseForSuite("seed_cli_unmigrated", { empty: true });
 
     it("says to run pnpm db:migrate and exits 1", async () => {
       const result = await run(["--demo"], { DATABASE_URL: empty.url });

@@ -1,13 +1,12 @@
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import {
+  compiledApiForSuite,
   contractEventOrder,
   LARGE_TEAM_EVENTS,
   LARGE_TEAM_TOKEN,
   largeTeamFixture,
   RUNNERS,
-  type RunningApi,
-  startCompiledApi,
   TOKENS,
 } from "@community/fixtures/testing";
 import type { Event, Guide } from "./index";
@@ -16,20 +15,10 @@ import { createClient, type ListPage, NetworkError, NotFoundError, UnauthorizedE
 const fixture = largeTeamFixture();
 
 describe("@community/client against the running api", () => {
-  let running: RunningApi;
-  let baseUrl: string;
-
-  beforeAll(async () => {
-    running = await startCompiledApi("client", fixture);
-    baseUrl = running.baseUrl;
-  });
-
-  afterAll(async () => {
-    await running?.stop();
-  });
+  const api = compiledApiForSuite("client", fixture);
 
   it(`walks a team of ${LARGE_TEAM_EVENTS} events with cursors: every event exactly once, in the contract's order`, async () => {
-    const client = createClient({ baseUrl, token: LARGE_TEAM_TOKEN });
+    const client = createClient({ baseUrl: api.baseUrl, token: LARGE_TEAM_TOKEN });
     const modes: string[] = [];
     const ids: string[] = [];
     for await (const event of client.events.all({ onPage: (page) => modes.push(page.mode) })) ids.push(event.id);
@@ -40,7 +29,7 @@ describe("@community/client against the running api", () => {
   });
 
   it("walks the guides with a small page size in the contract's order (drafts first)", async () => {
-    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const client = createClient({ baseUrl: api.baseUrl, token: TOKENS.runner });
     const guides: Guide[] = [];
     for await (const guide of client.guides.all({ perPage: 5 })) guides.push(guide);
     const expected = fixture.guides
@@ -58,13 +47,13 @@ describe("@community/client against the running api", () => {
   });
 
   it("lists one page with its pagination, total and links, then revalidates it with If-None-Match", async () => {
-    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const client = createClient({ baseUrl: api.baseUrl, token: TOKENS.runner });
     const page = (await client.listEvents({ page: 2, perPage: 10 })) as ListPage<Event>;
     expect(page.notModified).toBe(false);
     expect(page.items).toHaveLength(10);
     expect(page.pagination).toEqual({ current_page: 2, per_page: 10, total_pages: 3 });
     expect(page.totalCount).toBe(23);
-    expect(page.links.next).toBe(`${baseUrl}/v1/me/community/team/events?page=3&per_page=10`);
+    expect(page.links.next).toBe(`${api.baseUrl}/v1/me/community/team/events?page=3&per_page=10`);
     expect(page.etag).toBeDefined();
 
     expect(await client.listEvents({ page: 2, perPage: 10, ifNoneMatch: page.etag })).toEqual({
@@ -75,12 +64,12 @@ describe("@community/client against the running api", () => {
   });
 
   it("throws typed errors that carry the problem", async () => {
-    const unknown = createClient({ baseUrl, token: "not-a-token" });
+    const unknown = createClient({ baseUrl: api.baseUrl, token: "not-a-token" });
     const unauthorized = await unknown.listGuides().catch((e: unknown) => e);
     expect(unauthorized).toBeInstanceOf(UnauthorizedError);
     expect((unauthorized as UnauthorizedError).problem?.type).toMatch(/\/unauthorized$/);
 
-    const noTeam = await createClient({ baseUrl, token: TOKENS.noTeam })
+    const noTeam = await createClient({ baseUrl: api.baseUrl, token: TOKENS.noTeam })
       .listEvents()
       .catch((e: unknown) => e);
     expect(noTeam).toBeInstanceOf(NotFoundError);
@@ -88,11 +77,11 @@ describe("@community/client against the running api", () => {
   });
 
   it("creates, lists, rotates and deletes calendar feeds (calendarFeeds)", async () => {
-    const client = createClient({ baseUrl, token: TOKENS.runner });
+    const client = createClient({ baseUrl: api.baseUrl, token: TOKENS.runner });
     const created = await client.calendarFeeds.create({ name: "Phone" });
     expect(created).toMatchObject({ name: "Phone", last_fetched_at: null });
     expect(created.url).toMatch(/\/v1\/calendar-feeds\/cal_[A-Za-z0-9_-]{43}\.ics$/);
-    expect((await fetch(created.url.replace(/^https?:\/\/[^/]+/, baseUrl))).status).toBe(200);
+    expect((await fetch(created.url.replace(/^https?:\/\/[^/]+/, api.baseUrl))).status).toBe(200);
     expect((await client.calendarFeeds.list()).map((feed) => feed.id)).toContain(created.id);
     const rotated = await client.calendarFeeds.rotate(created.id);
     expect(rotated.id).toBe(created.id);

@@ -1,8 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ApiProcess, until } from "@community/fixtures/testing";
+import { ExampleProcess } from "./testing/example-process";
 
 const PACKAGE_DIR = path.resolve(__dirname, "..");
 const ROOT = path.resolve(PACKAGE_DIR, "../..");
@@ -28,9 +29,7 @@ describe("the live copy of docs/sync.md on the embedded demo", () => {
   let api: ApiProcess;
   let baseUrl: string;
   let databaseUrl: string;
-  let copy: ChildProcessWithoutNullStreams;
-  let stdout = "";
-  let stderr = "";
+  let copy: ExampleProcess;
 
   beforeAll(async () => {
     scratch = mkdtempSync(path.join(os.tmpdir(), "live-copy-"));
@@ -39,24 +38,15 @@ describe("the live copy of docs/sync.md on the embedded demo", () => {
     // The ready text (stderr, after the "listening" line) names the embedded database's URL.
     await until(() => /DATABASE_URL='[^']+' pnpm seed/.test(api.stderr), "the ready text names the database");
     databaseUrl = /DATABASE_URL='([^']+)' pnpm seed/.exec(api.stderr)?.[1] ?? "";
-    // @community/client resolves to the package's own build from inside it (its "exports").
-    copy = spawn(process.execPath, [EXAMPLE], {
-      cwd: scratch,
-      env: { PATH: process.env.PATH, COMMUNITY_API_URL: baseUrl, COMMUNITY_API_TOKEN: "demo-token-runners" },
-    });
-    copy.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    copy.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
+    copy = new ExampleProcess(EXAMPLE, scratch, {
+      PATH: process.env.PATH,
+      COMMUNITY_API_URL: baseUrl,
+      COMMUNITY_API_TOKEN: "demo-token-runners",
     });
   }, 300_000);
 
   afterAll(async () => {
-    if (copy && copy.exitCode === null) {
-      copy.kill("SIGKILL");
-      await new Promise((resolve) => copy.once("exit", resolve));
-    }
+    await copy?.stop("SIGKILL");
     if (api) {
       api.kill("SIGTERM");
       await api.exited;
@@ -69,7 +59,7 @@ describe("the live copy of docs/sync.md on the embedded demo", () => {
   });
 
   it("walks the runners' 40 events, is woken by the page's seed block, and reports what it applied when stopped", async () => {
-    await until(() => /^40 upserts, 0 deletes: 40 events$/m.test(stdout), "the first walk is done", 60_000);
+    await until(() => /^40 upserts, 0 deletes: 40 events$/m.test(copy.stdout), "the first walk is done", 60_000);
     const seedBlock = blocks("sh").find((block) => block.includes("pnpm seed --file new-event.json"));
     expect(seedBlock).toBeDefined();
     // As pasted, but with the compiled seed (the suite runs after the build) and this start's port.
@@ -77,19 +67,20 @@ describe("the live copy of docs/sync.md on the embedded demo", () => {
     const script = (seedBlock ?? "")
       .replaceAll("pnpm seed", `node ${JSON.stringify(SEED_CLI)}`)
       .replaceAll("127.0.0.1:5499", `127.0.0.1:${port}`);
-    const before = stdout.length;
+    const before = copy.stdout.length;
     const started = Date.now();
     const seeded = spawnSync("bash", ["-e"], { input: script, cwd: scratch, encoding: "utf8", timeout: 60_000 });
     expect(seeded.stderr).toBe("");
     expect(seeded.status).toBe(0);
-    await until(() => /^1 upserts, 0 deletes: 41 events$/m.test(stdout.slice(before)), "the copy gets the new event");
+    await until(
+      () => /^1 upserts, 0 deletes: 41 events$/m.test(copy.stdout.slice(before)),
+      "the copy gets the new event",
+    );
     // Polled every second on the embedded database, plus the seed's own start.
     expect(Date.now() - started).toBeLessThan(15_000);
 
-    copy.kill("SIGTERM");
-    const code = await new Promise((resolve) => copy.once("exit", resolve));
-    expect(code).toBe(0);
-    expect(stdout).toMatch(/^stopped after 41 upserts and 0 deletes$/m);
-    expect(stderr).toBe("");
+    expect(await copy.stop("SIGTERM")).toBe(0);
+    expect(copy.stdout).toMatch(/^stopped after 41 upserts and 0 deletes$/m);
+    expect(copy.stderr).toBe("");
   }, 120_000);
 });

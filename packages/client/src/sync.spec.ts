@@ -40,9 +40,6 @@ describe("cursor walks, filters and sync against a fake of contract section 9", 
     api.upsert(
       "events",
       wireEvent({ id: "ev_50", canceled_at: "2026-02-01T00:00:00Z", scheduled_at: "2026-05-01T10:00:00Z" }),
-    );
-    api.upsert(
-      "events",
       wireEvent({ id: "ev_51", canceled_at: "2026-02-01T00:00:00Z", scheduled_at: "2026-07-01T10:00:00Z" }),
     );
     const filters = {

@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -13,6 +12,7 @@ import {
   until,
 } from "@community/fixtures/testing";
 import { Webhook } from "standardwebhooks";
+import { ExampleProcess } from "./testing/example-process";
 
 const PACKAGE_DIR = path.resolve(__dirname, "..");
 const EXAMPLE = path.join(PACKAGE_DIR, "examples/webhook-receiver.mjs");
@@ -49,10 +49,8 @@ describe("the webhook receiver of docs/sync.md", () => {
   let database: Database;
   let baseUrl: string;
   let scratch: string;
-  let receiver: ChildProcessWithoutNullStreams;
+  let receiver: ExampleProcess;
   let receiverUrl: string;
-  let stdout = "";
-  let stderr = "";
   const secretFile = () => path.join(scratch, "webhook-secret");
   const post = (body: string, headers: Record<string, string>) =>
     fetch(receiverUrl, { method: "POST", body, headers }).then(async (r) => ({
@@ -65,32 +63,19 @@ describe("the webhook receiver of docs/sync.md", () => {
     baseUrl = running.baseUrl;
     database = createDatabase({ url: running.databaseUrl, poolMax: 2 });
     scratch = mkdtempSync(path.join(os.tmpdir(), "webhook-receiver-"));
-    // @community/client resolves to the package's own build from inside it (its "exports").
-    receiver = spawn(process.execPath, [EXAMPLE], {
-      cwd: scratch,
-      env: {
-        PATH: process.env.PATH,
-        COMMUNITY_API_URL: baseUrl,
-        COMMUNITY_API_TOKEN: TOKENS.runner,
-        PORT: "0",
-        WEBHOOK_SECRET_FILE: secretFile(),
-      },
+    receiver = new ExampleProcess(EXAMPLE, scratch, {
+      PATH: process.env.PATH,
+      COMMUNITY_API_URL: baseUrl,
+      COMMUNITY_API_TOKEN: TOKENS.runner,
+      PORT: "0",
+      WEBHOOK_SECRET_FILE: secretFile(),
     });
-    receiver.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    receiver.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    await until(() => /^listening on (\S+)$/m.test(stdout) || receiver.exitCode !== null, "the receiver listens");
-    receiverUrl = /^listening on (\S+)$/m.exec(stdout)?.[1] ?? `(not listening: ${stderr})`;
+    await until(() => /^listening on (\S+)$/m.test(receiver.stdout) || receiver.exited, "the receiver listens");
+    receiverUrl = /^listening on (\S+)$/m.exec(receiver.stdout)?.[1] ?? `(not listening: ${receiver.stderr})`;
   }, 60_000);
 
   afterAll(async () => {
-    if (receiver && receiver.exitCode === null) {
-      receiver.kill("SIGTERM");
-      await new Promise((resolve) => receiver.once("exit", resolve));
-    }
+    await receiver?.stop("SIGTERM");
     await database?.close();
     await running?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -105,13 +90,13 @@ describe("the webhook receiver of docs/sync.md", () => {
   it("catches up both lists at start", async () => {
     // The two lists sync at once: either may finish first.
     await until(
-      () => /^events: full walk/m.test(stdout) && /^guides: full walk/m.test(stdout),
+      () => /^events: full walk/m.test(receiver.stdout) && /^guides: full walk/m.test(receiver.stdout),
       "the start's syncs are done",
     );
-    expect(stdout).toMatch(
+    expect(receiver.stdout).toMatch(
       new RegExp(`^events: full walk, ${RUNNER_EVENTS} upserts, 0 deletes, ${RUNNER_EVENTS} items$`, "m"),
     );
-    expect(stderr).toBe("");
+    expect(receiver.stderr).toBe("");
   });
 
   it("answers the creation's ping before it has a secret, and nothing else", async () => {
@@ -135,8 +120,10 @@ describe("the webhook receiver of docs/sync.md", () => {
     const answer = await post(body, signedHeaders([secret], body));
     expect(answer.status).toBe(204);
     expect(Date.now() - started).toBeLessThan(1_000);
-    await until(() => /^events: changes, /m.test(stdout), "the receiver syncs the events");
-    expect(stdout).toMatch(new RegExp(`^events: changes, 0 upserts, 1 deletes, ${RUNNER_EVENTS - 1} items$`, "m"));
+    await until(() => /^events: changes, /m.test(receiver.stdout), "the receiver syncs the events");
+    expect(receiver.stdout).toMatch(
+      new RegExp(`^events: changes, 0 upserts, 1 deletes, ${RUNNER_EVENTS - 1} items$`, "m"),
+    );
   });
 
   it("takes either secret of its file while it rolls over, and a notice with two signatures", async () => {
@@ -145,7 +132,7 @@ describe("the webhook receiver of docs/sync.md", () => {
     const body = notice("guides.changed", "guides");
     expect((await post(body, signedHeaders([next], body))).status).toBe(204);
     expect((await post(body, signedHeaders([newSecret(), previous], body))).status).toBe(204);
-    await until(() => /^guides: changes, /m.test(stdout), "the receiver syncs the guides");
+    await until(() => /^guides: changes, /m.test(receiver.stdout), "the receiver syncs the guides");
   });
 
   it("refuses a bad signature, a stale notice and a malformed one with a 4xx (never 410), and any other method", async () => {
@@ -166,7 +153,7 @@ describe("the webhook receiver of docs/sync.md", () => {
       text: "the webhook-id header is missing",
     });
     expect((await fetch(receiverUrl)).status).toBe(405);
-    expect(stderr).toBe("");
+    expect(receiver.stderr).toBe("");
   });
 
   it("subscribed through the api as the page does, is told of a commit by SQL and syncs it", async () => {
@@ -179,7 +166,7 @@ describe("the webhook receiver of docs/sync.md", () => {
     });
     expect(created.status).toBe(201);
     writeFileSync(secretFile(), `${((await created.json()) as { secret: string }).secret}\n`);
-    const before = stdout.length;
+    const before = receiver.stdout.length;
     await database.prisma.$executeRawUnsafe(
       `INSERT INTO events (id, team_id, account_id, slug, name, duration_seconds, scheduled_at, offer_replay_purchase,
          price_in_cents, currency)
@@ -187,9 +174,9 @@ describe("the webhook receiver of docs/sync.md", () => {
       RUNNERS,
     );
     await until(
-      () => /^events: changes, 1 upserts, 0 deletes/m.test(stdout.slice(before)),
+      () => /^events: changes, 1 upserts, 0 deletes/m.test(receiver.stdout.slice(before)),
       "the receiver is told and syncs",
     );
-    expect(stderr).toBe("");
+    expect(receiver.stderr).toBe("");
   });
 });

@@ -18,6 +18,13 @@ describe("QueryWatchdog", () => {
     return watchdog;
   };
 
+  /** Checks at `at` ms; returns how many times `connection` has been cut so far. */
+  const cutsAfterCheckAt = (watchdog: QueryWatchdog, at: number, connection: FakeConnection) => {
+    now = at;
+    watchdog.check();
+    return connection.cuts.length;
+  };
+
   beforeEach(() => {
     now = 1_000;
   });
@@ -38,13 +45,8 @@ describe("QueryWatchdog", () => {
     stuck.pending.push(1_000, 1_400);
     busy.pending.push(1_200);
 
-    now = 1_499;
-    watchdog.check();
-    expect(stuck.cuts).toEqual([]);
-
-    now = 1_500;
-    watchdog.check();
-    expect(stuck.cuts).toHaveLength(1);
+    expect(cutsAfterCheckAt(watchdog, 1_499, stuck)).toBe(0);
+    expect(cutsAfterCheckAt(watchdog, 1_500, stuck)).toBe(1);
     expect(stuck.cuts[0]).toBeInstanceOf(QueryReadTimeoutError);
     expect(stuck.cuts[0]?.message).toMatch(/^Query read timeout: .* 500 ms$/);
     expect(stuck.pending).toEqual([]);
@@ -52,9 +54,7 @@ describe("QueryWatchdog", () => {
     expect(idle.cuts).toEqual([]);
     // A cut connection is no longer watched: it is not cut twice.
     expect(watchdog.size).toBe(2);
-    now = 5_000;
-    watchdog.check();
-    expect(stuck.cuts).toHaveLength(1);
+    expect(cutsAfterCheckAt(watchdog, 5_000, stuck)).toBe(1);
     expect(busy.cuts).toHaveLength(1);
     expect(idle.cuts).toEqual([]);
   });
@@ -67,12 +67,8 @@ describe("QueryWatchdog", () => {
     now = 1_300;
     connection.pending.shift(); // answered
     connection.pending.push(1_300);
-    now = 1_700;
-    watchdog.check();
-    expect(connection.cuts).toEqual([]);
-    now = 1_800;
-    watchdog.check();
-    expect(connection.cuts).toHaveLength(1);
+    expect(cutsAfterCheckAt(watchdog, 1_700, connection)).toBe(0);
+    expect(cutsAfterCheckAt(watchdog, 1_800, connection)).toBe(1);
   });
 
   it("looks every tenth of the bound, between 10 ms and 1 s", () => {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "pg";
+import { createDatabase, type Database } from "./client";
 import { listMigrations, listRepeatables, MIGRATIONS_DIR, migrateDeploy, REPEATABLE_DIR } from "./migrations";
 import { standaloneClient } from "./standalone-client";
 
@@ -131,6 +132,73 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
 /** A fresh database with no schema at all (for testing migrations themselves). */
 export function createEmptyTestDatabase(prefix: string): Promise<TestDatabase> {
   return createNamedDatabase(prefix);
+}
+
+/** Makes a resource before a describe block's tests and ends it after them; returns its reader. */
+function forSuite<T>(make: () => Promise<T>, end: (made: T) => Promise<void>): () => T {
+  let made: T | undefined;
+  beforeAll(async () => {
+    made = await make();
+  });
+  afterAll(async () => {
+    if (made !== undefined) await end(made);
+  });
+  return () => {
+    if (made === undefined) throw new Error("the suite's database is not created yet (read it inside a test)");
+    return made;
+  };
+}
+
+/**
+ * For a describe block: a test database (migrated, or `empty`) created before its tests and
+ * dropped after them. Read its `name` and `url` inside the tests.
+ */
+export function testDatabaseForSuite(
+  prefix: string,
+  { empty = false }: { empty?: boolean } = {},
+): Pick<TestDatabase, "name" | "url"> {
+  const created = forSuite(
+    () => (empty ? createEmptyTestDatabase : createTestDatabase)(prefix),
+    (testDb) => testDb.drop(),
+  );
+  return {
+    get name() {
+      return created().name;
+    },
+    get url() {
+      return created().url;
+    },
+  };
+}
+
+/**
+ * The same, with a Database of `poolMax` connections on it (`database`), closed before the drop.
+ */
+export function databaseForSuite(
+  prefix: string,
+  poolMax: number,
+): Pick<TestDatabase, "name" | "url"> & { readonly database: Database } {
+  const created = forSuite(
+    async () => {
+      const testDb = await createTestDatabase(prefix);
+      return { testDb, database: createDatabase({ url: testDb.url, poolMax }) };
+    },
+    async ({ testDb, database }) => {
+      await database.close();
+      await testDb.drop();
+    },
+  );
+  return {
+    get name() {
+      return created().testDb.name;
+    },
+    get url() {
+      return created().testDb.url;
+    },
+    get database() {
+      return created().database;
+    },
+  };
 }
 
 export { statusCountMismatches } from "./lists/status-count-truth";

@@ -1,8 +1,8 @@
 import { CALENDAR_SCOPE, READ_SCOPE, WEBHOOKS_SCOPE } from "@community/domain";
-import { challengeHeader, ProblemException, type ProblemType, REALM } from "../common/problems";
+import { challengeHeader, ProblemException, problemTypes, REALM } from "../common/problems";
 
 /** The api's bearer authentication: its problem types. */
-export const AUTH_PROBLEMS = {
+export const AUTH_PROBLEMS = problemTypes({
   Unauthorized: {
     type: "unauthorized",
     status: 401,
@@ -19,7 +19,7 @@ export const AUTH_PROBLEMS = {
     headers: challengeHeader({ pattern: '^Bearer realm="api"', examples: [`${REALM}, error="insufficient_scope"`] }),
     example: { detail: `The access token does not grant the scope ${READ_SCOPE}` },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 /** No usable credentials: no Authorization header, another scheme, or an empty bearer token. */
 export class MissingCredentialsException extends ProblemException {

@@ -1,9 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { Socket } from "node:net";
 import request from "supertest";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { startE2eApp } from "../testing/e2e-app";
 import { reportFault, timed } from "../testing/fault-report";
 import { oauthFixture } from "../testing/oauth-fixture";
+import { appForSuite } from "../testing/suite-app";
 import { TestIssuer } from "./testing/test-issuer";
 
 const EVENTS = "/v1/me/community/team/events";
@@ -41,25 +42,22 @@ async function brokenProvider(mode: "500" | "hang") {
  * ones: a failed discovery is remembered for the cooldown and one fetch in flight is shared.
  */
 describe.each(["500", "hang"] as const)("an external issuer that answers %s", (mode) => {
-  let provider: Awaited<ReturnType<typeof brokenProvider>>;
-  let e2e: E2eApp;
+  const provider = appForSuite(() => brokenProvider(mode));
+  const e2e = appForSuite(
+    () =>
+      startE2eApp("postgres", oauthFixture(), {
+        env: {
+          AUTH_SERVER: "false",
+          OAUTH_ISSUER: provider.issuer,
+          OAUTH_AUDIENCE: "api",
+          OAUTH_ISSUER_TIMEOUT_MS: "1000",
+        },
+      }),
+    120_000,
+  );
   const signer = TestIssuer.start();
 
-  beforeAll(async () => {
-    provider = await brokenProvider(mode);
-    e2e = await startE2eApp("postgres", oauthFixture(), {
-      env: {
-        AUTH_SERVER: "false",
-        OAUTH_ISSUER: provider.issuer,
-        OAUTH_AUDIENCE: "api",
-        OAUTH_ISSUER_TIMEOUT_MS: "1000",
-      },
-    });
-  }, 120_000);
-
   afterAll(async () => {
-    await e2e?.close();
-    await provider?.close();
     await (await signer).close();
   });
 

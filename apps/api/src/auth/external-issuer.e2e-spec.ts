@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
+import { startE2eApp } from "../testing/e2e-app";
 import { oauthFixture } from "../testing/oauth-fixture";
+import { appForSuite } from "../testing/suite-app";
 import { TestIssuer } from "./testing/test-issuer";
 
 const EVENTS = "/v1/me/community/team/events";
@@ -13,8 +14,25 @@ const AUDIENCE = "https://community-api.example.test";
  * on loopback (discovery + JWKS), configured only through OAUTH_ISSUER and OAUTH_AUDIENCE.
  */
 describe("JWT access tokens of an external issuer", () => {
-  let idp: TestIssuer;
-  let e2e: E2eApp;
+  const idp = appForSuite(async () => {
+    const issuer = await TestIssuer.start();
+    await issuer.addKey("key-1");
+    return issuer;
+  });
+  const e2e = appForSuite(
+    () =>
+      startE2eApp("postgres", oauthFixture(), {
+        // The built-in server stays on: tokens of both issuers are accepted side by side, the operator
+        // having declared that the provider's subjects are the local user ids.
+        env: {
+          OAUTH_ISSUER: idp.issuer,
+          OAUTH_AUDIENCE: AUDIENCE,
+          OAUTH_EXTERNAL_SUBJECTS: "local",
+          OAUTH_JWKS_COOLDOWN_SECONDS: "0",
+        },
+      }),
+    120_000,
+  );
 
   const now = () => Math.floor(Date.now() / 1000);
   const claims = (overrides: Record<string, unknown> = {}) => ({
@@ -29,26 +47,6 @@ describe("JWT access tokens of an external issuer", () => {
     ...overrides,
   });
   const call = (token: string) => request(e2e.server).get(EVENTS).set("Authorization", `Bearer ${token}`);
-
-  beforeAll(async () => {
-    idp = await TestIssuer.start();
-    await idp.addKey("key-1");
-    e2e = await startE2eApp("postgres", oauthFixture(), {
-      // The built-in server stays on: tokens of both issuers are accepted side by side, the operator
-      // having declared that the provider's subjects are the local user ids.
-      env: {
-        OAUTH_ISSUER: idp.issuer,
-        OAUTH_AUDIENCE: AUDIENCE,
-        OAUTH_EXTERNAL_SUBJECTS: "local",
-        OAUTH_JWKS_COOLDOWN_SECONDS: "0",
-      },
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-    await idp?.close();
-  });
 
   it("accepts its tokens, finding the JWKS through discovery and the user by sub", async () => {
     const response = await call(await idp.sign("key-1", claims()));

@@ -22,6 +22,20 @@ async function statusOf(url: string): Promise<number> {
   return (await fetch(url)).status;
 }
 
+/** Readiness turns 200 within 10 s of the database coming up, and a list page is served. */
+async function expectReadyThenServing(origin: string): Promise<void> {
+  let ready = 0;
+  for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
+    await sleep(100);
+    ready = await statusOf(`${origin}/health/ready`);
+  }
+  expect(ready).toBe(200);
+  const page = await fetch(`${origin}/v1/me/community/team/events`, {
+    headers: { Authorization: `Bearer ${TOKENS.runner}` },
+  });
+  expect(page.status).toBe(200);
+}
+
 describe("an api started while its database is down", () => {
   let testDb: TestDatabase;
 
@@ -53,16 +67,7 @@ describe("an api started while its database is down", () => {
       expect(waits).toHaveLength(1);
 
       await proxy.start();
-      let ready = 0;
-      for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
-        await sleep(100);
-        ready = await statusOf(`${base}/health/ready`);
-      }
-      expect(ready).toBe(200);
-      const page = await fetch(`${base}/v1/me/community/team/events`, {
-        headers: { Authorization: `Bearer ${TOKENS.runner}` },
-      });
-      expect(page.status).toBe(200);
+      await expectReadyThenServing(base);
       let discovery = 0;
       for (let attempt = 0; attempt < 50 && discovery !== 200; attempt++) {
         discovery = await statusOf(`${base}/oauth/.well-known/openid-configuration`);
@@ -112,16 +117,7 @@ describe("an api started while its database is down", () => {
         upstream.on("error", () => client.destroy());
       });
       await new Promise<void>((resolve) => socket?.listen(path.join(socketDir, ".s.PGSQL.5432"), resolve));
-      let ready = 0;
-      for (let attempt = 0; attempt < 100 && ready !== 200; attempt++) {
-        await sleep(100);
-        ready = await statusOf(`${origin}/health/ready`);
-      }
-      expect(ready).toBe(200);
-      const page = await fetch(`${origin}/v1/me/community/team/events`, {
-        headers: { Authorization: `Bearer ${TOKENS.runner}` },
-      });
-      expect(page.status).toBe(200);
+      await expectReadyThenServing(origin);
     } finally {
       api.kill("SIGTERM");
       await api.exited;

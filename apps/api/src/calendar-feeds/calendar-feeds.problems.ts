@@ -1,8 +1,8 @@
-import { ProblemException, type ProblemType } from "../common/problems";
+import { ProblemException, problemTypes } from "../common/problems";
 
 /** The calendar feeds' own problem types (contract 11); the rest are shared (not-found, rate-limited, …). */
 // Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
-export const CALENDAR_FEED_PROBLEMS = {
+export const CALENDAR_FEED_PROBLEMS = problemTypes({
   CalendarFeedNotFound: {
     type: "calendar-feed-not-found",
     status: 404,
@@ -17,7 +17,7 @@ export const CALENDAR_FEED_PROBLEMS = {
     docs: "The caller already has the most calendar feeds allowed (CALENDAR_FEEDS_MAX, 10 by default).",
     example: { detail: "At most 10 calendar feeds per user" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 export class CalendarFeedNotFoundException extends ProblemException {
   constructor() {

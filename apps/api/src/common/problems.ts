@@ -51,9 +51,17 @@ export const challengeHeader = (schema: Record<string, unknown>): Record<string,
   "WWW-Authenticate": { description: "RFC 6750 challenge.", schema: { type: "string", ...schema } },
 });
 
+/**
+ * A table of problem types, checked as ProblemType and kept literal (`as const`): the features'
+ * exceptions name their entries, and the OpenAPI catalogue reads every table.
+ */
+export function problemTypes<const T extends Record<string, ProblemType>>(types: T): T {
+  return types;
+}
+
 /** The problem types several features answer with; each feature declares its own beside it. */
 // Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
-export const COMMON_PROBLEMS = {
+export const COMMON_PROBLEMS = problemTypes({
   InvalidQuery: {
     type: "invalid-query",
     status: 400,
@@ -127,7 +135,7 @@ export const COMMON_PROBLEMS = {
     docs: "The body is not sent as application/json.",
     example: { detail: "The body must be sent as Content-Type: application/json" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 /** Code throws these (or a subclass); ProblemFilter alone turns them into responses. */
 export class ProblemException extends Error {

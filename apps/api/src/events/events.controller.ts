@@ -21,23 +21,13 @@ export class EventsController {
   constructor(private readonly endpoints: ListEndpoints) {}
 
   @Get()
-  list(
-    @Query() query: EventsQueryDto,
-    @CurrentTeam() team: Caller,
-    @Req() request: Request,
-    @Res() response: Response,
-  ): Promise<void> {
-    return this.endpoints.page(EVENTS_LIST, query, team, request, response);
+  list(@Query() query: EventsQueryDto, @CurrentTeam() team: Caller, @Res() response: Response): Promise<void> {
+    return this.endpoints.page(EVENTS_LIST, query, team, response);
   }
 
   @Get("changes")
-  changes(
-    @Query() query: ChangesQueryDto,
-    @CurrentTeam() team: Caller,
-    @Req() request: Request,
-    @Res() response: Response,
-  ): Promise<void> {
-    return this.endpoints.changesPage(EVENTS_LIST, query, team, request, response);
+  changes(@Query() query: ChangesQueryDto, @CurrentTeam() team: Caller, @Res() response: Response): Promise<void> {
+    return this.endpoints.changesPage(EVENTS_LIST, query, team, response);
   }
 
   // Declared after the GET routes: Express tries routes in order, and GET must reach them.

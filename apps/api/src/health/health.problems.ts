@@ -1,7 +1,7 @@
-import { ProblemException, type ProblemType, retryAfter, retryAfterHeader } from "../common/problems";
+import { ProblemException, problemTypes, retryAfter, retryAfterHeader } from "../common/problems";
 
 /** Readiness: its problem types. */
-export const HEALTH_PROBLEMS = {
+export const HEALTH_PROBLEMS = problemTypes({
   NotReady: {
     type: "unavailable",
     status: 503,
@@ -15,7 +15,7 @@ export const HEALTH_PROBLEMS = {
       checks: { database: { status: "down", message: "the database is unreachable" } },
     },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 /** Readiness failed: the database is unreachable or its migrations are not all applied. */
 export class NotReadyException extends ProblemException {

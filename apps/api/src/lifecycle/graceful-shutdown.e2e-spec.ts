@@ -1,6 +1,6 @@
 import net from "node:net";
 import { createDatabase, type Database } from "@community/db";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
+import { databaseForSuite } from "@community/db/testing";
 import { loadFixture } from "@community/fixtures";
 import { ApiProcess, contractFixture, TOKENS } from "@community/fixtures/testing";
 
@@ -58,19 +58,11 @@ const connects = (port: number) =>
   });
 
 describe("graceful shutdown of the compiled server", () => {
-  let testDb: TestDatabase;
-  let database: Database;
+  // One connection, so that the only test session in pg_stat_activity is the one asking.
+  const testDb = databaseForSuite("shutdown", 1);
 
   beforeAll(async () => {
-    testDb = await createTestDatabase("shutdown");
-    // One connection, so that the only test session in pg_stat_activity is the one asking.
-    database = createDatabase({ url: testDb.url, poolMax: 1 });
-    await loadFixture(database.prisma, contractFixture());
-  });
-
-  afterAll(async () => {
-    await database?.close();
-    await testDb?.drop();
+    await loadFixture(testDb.database.prisma, contractFixture());
   });
 
   const startApi = (env: Record<string, string> = {}) =>
@@ -94,7 +86,7 @@ describe("graceful shutdown of the compiled server", () => {
       }),
     );
     try {
-      await queriesWaitingOnLock(database, testDb.name, IN_FLIGHT);
+      await queriesWaitingOnLock(testDb.database, testDb.name, IN_FLIGHT);
       api.kill("SIGTERM");
       // Stopped accepting: new connections are refused while the old requests still wait.
       const refused = await eventually(async () => !(await connects(port)), Boolean, 100, 20);
@@ -112,7 +104,7 @@ describe("graceful shutdown of the compiled server", () => {
     expect(api.entries().at(-1)).toMatchObject({ msg: "closed", context: "Bootstrap" });
     // The pool was closed: no session of the server (or the locker) is left once they end.
     const sessions = async () => {
-      const { rows } = await database.pool.query<{ n: number }>(
+      const { rows } = await testDb.database.pool.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
         [testDb.name],
       );
@@ -189,7 +181,7 @@ describe("graceful shutdown of the compiled server", () => {
         (response) => response.status,
         () => "connection closed",
       );
-      await queriesWaitingOnLock(database, testDb.name, 1);
+      await queriesWaitingOnLock(testDb.database, testDb.name, 1);
       api.kill("SIGTERM");
       // The lock is still held: only the shutdown deadline can end this request.
       expect(await stuck).toBe("connection closed");
@@ -219,7 +211,7 @@ describe("graceful shutdown of the compiled server", () => {
           signal: abort.signal,
         }).catch(() => "aborted"),
       );
-      await queriesWaitingOnLock(database, testDb.name, 3);
+      await queriesWaitingOnLock(testDb.database, testDb.name, 3);
       abort.abort();
       expect(await Promise.all(gone)).toEqual(["aborted", "aborted", "aborted"]);
       api.kill("SIGTERM");

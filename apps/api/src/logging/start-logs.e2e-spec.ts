@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createTestDatabase, type TestDatabase } from "@community/db/testing";
+import { testDatabaseForSuite } from "@community/db/testing";
 import { ApiProcess } from "@community/fixtures/testing";
 
 /**
@@ -10,15 +10,7 @@ import { ApiProcess } from "@community/fixtures/testing";
  * embedded demo, no warning either (its long polls poll by design).
  */
 describe("the log lines of a start", () => {
-  let testDb: TestDatabase;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase("start-logs");
-  });
-
-  afterAll(async () => {
-    await testDb?.drop();
-  });
+  const testDb = testDatabaseForSuite("start-logs");
 
   async function startLines(logLevel: string) {
     // A password in the URL (trust authentication ignores it): it must not reach the log.

@@ -1,7 +1,7 @@
-import { challengeHeader, METRICS_REALM, ProblemException, type ProblemType } from "../common/problems";
+import { challengeHeader, METRICS_REALM, ProblemException, problemTypes } from "../common/problems";
 
 /** The metrics endpoint: its problem types. */
-export const METRICS_PROBLEMS = {
+export const METRICS_PROBLEMS = problemTypes({
   MetricsUnauthorized: {
     type: "unauthorized",
     status: 401,
@@ -10,7 +10,7 @@ export const METRICS_PROBLEMS = {
     headers: challengeHeader({ const: METRICS_REALM }),
     example: { detail: "GET /metrics requires Authorization: Bearer <METRICS_TOKEN>", instance: "/metrics" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 /** GET /metrics without the configured METRICS_TOKEN. */
 export class MetricsUnauthorizedException extends ProblemException {

@@ -19,9 +19,7 @@ describe("cross-site posts to the sign-in forms", () => {
     const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
     const { url } = await authorizationRequest(oidc, client);
     const browser = new OAuthBrowser(e2e.origin, headers);
-    const step = await browser.follow(await browser.fetch(url), url.toString());
-    const action = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/login"), e2e.origin);
-    return { browser, action, url };
+    return { browser, action: await browser.openSignIn(url), url };
   }
 
   it.each([
@@ -39,13 +37,8 @@ describe("cross-site posts to the sign-in forms", () => {
   });
 
   it("refuses a cross-site consent", async () => {
-    const oidc = await loadOpenIdClient();
-    const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
-    const { url } = await authorizationRequest(oidc, client);
-    const browser = new OAuthBrowser(e2e.origin);
-    let step = await browser.follow(await browser.fetch(url), url.toString());
-    const login = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/login"), e2e.origin);
-    step = await browser.follow(await browser.fetch(login, { method: "POST", form: RUNNER }), login.toString());
+    const { browser, action: login } = await atSignIn({});
+    const step = await browser.follow(await browser.fetch(login, { method: "POST", form: RUNNER }), login.toString());
     const confirm = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/confirm"), e2e.origin);
     const response = await browser.fetch(confirm, {
       method: "POST",

@@ -13,8 +13,7 @@ async function loginForm(e2e: OAuthE2eApp, spa: ClientConfig, address: string) {
   const oidc = await loadOpenIdClient();
   const { url } = await authorizationRequest(oidc, spa);
   const browser = new OAuthBrowser(e2e.origin, { "x-forwarded-for": address });
-  const step = await browser.follow(await browser.fetch(url), url.toString());
-  const action = new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/login"), e2e.origin);
+  const action = await browser.openSignIn(url);
   const post = (form: { username: string; password: string }) => browser.fetch(action, { method: "POST", form });
   return { browser, post };
 }

@@ -1,8 +1,8 @@
-import { FieldErrorsException, type ParameterError, ProblemException, type ProblemType } from "../common/problems";
+import { FieldErrorsException, type ParameterError, ProblemException, problemTypes } from "../common/problems";
 
 /** The sign-in pages of the built-in authorization server: its problem types. */
 // Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
-export const OAUTH_PROBLEMS = {
+export const OAUTH_PROBLEMS = problemTypes({
   InvalidForm: {
     type: "invalid-form",
     status: 400,
@@ -22,7 +22,7 @@ export const OAUTH_PROBLEMS = {
     docs: "The sign-in or consent is unknown, expired, already finished, or not bound to this browser.",
     example: { detail: "interaction session id cookie not found", instance: "/oauth/interaction/abc" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 /** A form of the sign-in pages that fails validation. */
 export class InvalidFormException extends FieldErrorsException {

@@ -50,8 +50,7 @@ describe.each(backends)("authorization server secrets at rest on %s", (backend) 
     const client = await discoverAs(oidc, e2e.issuer, PUBLIC_CLIENT.clientId);
     const { url } = await authorizationRequest(oidc, client);
     const browser = new OAuthBrowser(e2e.origin);
-    const signIn = await browser.follow(await browser.fetch(url), url.toString());
-    const login = new URL(OAuthBrowser.formAction((await signIn.page?.text()) ?? "", "/login"), e2e.origin);
+    const login = await browser.openSignIn(url);
     // Signed in, at the consent page: its interaction is bound to the new session.
     const consent = await browser.follow(
       await browser.fetch(login, { method: "POST", form: RUNNER }),

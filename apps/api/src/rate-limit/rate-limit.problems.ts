@@ -1,7 +1,7 @@
-import { ProblemException, type ProblemType, retryAfter, retryAfterHeader } from "../common/problems";
+import { ProblemException, problemTypes, retryAfter, retryAfterHeader } from "../common/problems";
 
 /** The rate limiter: its problem types. */
-export const RATE_LIMIT_PROBLEMS = {
+export const RATE_LIMIT_PROBLEMS = problemTypes({
   RateLimited: {
     type: "rate-limited",
     status: 429,
@@ -10,7 +10,7 @@ export const RATE_LIMIT_PROBLEMS = {
     headers: retryAfterHeader,
     example: { detail: "More than 100 requests in 60 s; try again in 12 s" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 /** Too many requests for one token (or client address) in the current window. */
 export class RateLimitedException extends ProblemException {

@@ -1,4 +1,5 @@
 import { TOKENS } from "@community/fixtures/testing";
+import { expectProblemBody } from "../testing/contract-assertions";
 import { type RawResponse, sendRaw } from "../testing/raw-http";
 import { listeningContractAppForSuite } from "../testing/suite-app";
 
@@ -10,12 +11,7 @@ function expectHeadProblem(response: RawResponse, status: number, typeSuffix: st
   expect(response.headers.connection).toBe("close");
   expect(Number(response.headers["content-length"])).toBe(Buffer.byteLength(response.body));
   expect(response.closed).toBe(true);
-  const body = JSON.parse(response.body) as Record<string, unknown>;
-  expect(body.type).toMatch(new RegExp(`^https?://.+/problems/${typeSuffix}$`));
-  expect(body.status).toBe(status);
-  expect(typeof body.title).toBe("string");
-  expect(typeof body.detail).toBe("string");
-  expect(typeof body.instance).toBe("string");
+  const body = expectProblemBody(response.body, status, typeSuffix);
   expect(body).not.toHaveProperty("stack");
   return body;
 }

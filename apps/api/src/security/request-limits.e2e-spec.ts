@@ -1,9 +1,8 @@
-import { contractFixture, TOKENS } from "@community/fixtures/testing";
+import { TOKENS } from "@community/fixtures/testing";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, startE2eApp } from "../testing/e2e-app";
 import { type RawResponse, sendRaw } from "../testing/raw-http";
-import { listeningContractAppForSuite } from "../testing/suite-app";
+import { contractAppForSuite, listeningContractAppForSuite } from "../testing/suite-app";
 
 const EVENTS = "/v1/me/community/team/events";
 const WEBHOOKS = "/v1/me/community/team/webhooks";
@@ -19,19 +18,14 @@ function expectRawProblem(response: RawResponse, status: number, detail: string)
 }
 
 describe("a query the parser cannot read whole (more than 1000 parameters)", () => {
-  let e2e: E2eApp;
+  const e2e = contractAppForSuite();
   let cursor: string;
   let since: string;
 
   beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture());
     cursor = (await request(e2e.server).get(`${EVENTS}?cursor=&per_page=1`).set(bearer)).body.meta.pagination
       .next_cursor;
     since = (await request(e2e.server).get(`${EVENTS}/changes`).set(bearer)).body.meta.sync.next;
-  });
-
-  afterAll(async () => {
-    await e2e?.close();
   });
 
   it.each([

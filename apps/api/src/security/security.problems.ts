@@ -1,8 +1,8 @@
-import { COMMON_PROBLEMS, ProblemException, type ProblemType, retryAfter } from "../common/problems";
+import { COMMON_PROBLEMS, ProblemException, problemTypes, retryAfter } from "../common/problems";
 
 /** What the HTTP layer refuses: its problem types. */
 // Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
-export const SECURITY_PROBLEMS = {
+export const SECURITY_PROBLEMS = problemTypes({
   RequestTimeout: {
     type: "request-timeout",
     status: 408,
@@ -24,7 +24,7 @@ export const SECURITY_PROBLEMS = {
     docs: "The query string carries more than 1000 parameters (empty ones included). The request is refused whole rather than answered from the parameters that could be read.",
     example: { detail: "A query string carries at most 1000 parameters; this one carries 2002" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 /** The request did not complete in time (REQUEST_TIMEOUT_MS), almost always a slow database. */
 export class RequestTimeoutException extends ProblemException {

@@ -59,6 +59,16 @@ describe(ChangeNotices.name, () => {
       [`ev_notice_${serial++}`, team],
     );
 
+  /** Whether a commit to the runners' events, made once a watch of them is ready, wakes that watch. */
+  async function commitWakesWatch(): Promise<boolean> {
+    const watch = notices.watch({ teamId: RUNNERS, list: "events" });
+    await watch.ready;
+    await commitEvent(RUNNERS);
+    const woken = await changed(watch);
+    watch.cancel();
+    return woken;
+  }
+
   it("wakes a watch of the list a commit changed, and only of that list", async () => {
     const watch = notices.watch({ teamId: RUNNERS, list: "events" });
     const guides = notices.watch({ teamId: RUNNERS, list: "guides" });
@@ -98,19 +108,11 @@ describe(ChangeNotices.name, () => {
     before.cancel();
     expect(notices.state).toBe("polling");
 
-    const whilePolling = notices.watch({ teamId: RUNNERS, list: "events" });
-    await whilePolling.ready;
-    await commitEvent(RUNNERS);
-    expect(await changed(whilePolling)).toBe(true);
-    whilePolling.cancel();
+    expect(await commitWakesWatch()).toBe(true);
 
     await proxy.start();
     await until(() => notices.state === "listening", "it listens again", 20_000);
-    const after = notices.watch({ teamId: RUNNERS, list: "events" });
-    await after.ready;
-    await commitEvent(RUNNERS);
-    expect(await changed(after)).toBe(true);
-    after.cancel();
+    expect(await commitWakesWatch()).toBe(true);
     expect(states).toEqual(["listening", "polling", "listening"]);
     // A time from before the connection was lost is not quiet, whatever came since.
     expect(notices.quietSince({ teamId: RUNNERS, list: "guides" }, 1)).toBe(false);
@@ -130,10 +132,6 @@ describe(ChangeNotices.name, () => {
     await until(() => cutUnderProbe, "a probe was sent and cut", 20_000);
     proxy.onSent = undefined;
     await until(() => notices.state === "listening", "it listens again", 20_000);
-    const watch = notices.watch({ teamId: RUNNERS, list: "events" });
-    await watch.ready;
-    await commitEvent(RUNNERS);
-    expect(await changed(watch)).toBe(true);
-    watch.cancel();
+    expect(await commitWakesWatch()).toBe(true);
   });
 });

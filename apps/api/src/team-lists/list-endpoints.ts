@@ -30,11 +30,11 @@ export class ListEndpoints {
     spec: TeamList<Row, Item, D>,
     query: ListQueryOf<D>,
     team: Caller,
-    request: Request,
     response: Response,
   ): Promise<void> {
-    // Headers read here rather than by @Headers() parameters: each parameter costs a param factory
-    // and a pass through the global pipe on every request.
+    // The request and its headers read from the response rather than by @Req() and @Headers()
+    // parameters: each parameter costs a param factory and a pass through the global pipe.
+    const request = response.req;
     const coding = negotiateContentCoding(request.headers["accept-encoding"]);
     const ifNoneMatch = request.headers["if-none-match"];
     const page = await this.lists.find(spec, team, listQueryOf(spec.definition, query), { ifNoneMatch, coding });
@@ -45,9 +45,9 @@ export class ListEndpoints {
     spec: TeamList<Row, Item>,
     query: ChangesQueryDto,
     team: Caller,
-    request: Request,
     response: Response,
   ): Promise<void> {
+    const request = response.req;
     const changes = changesQueryOf(query);
     // HEAD is answered at once: a client that asks for headers alone is not waiting for a change.
     let hold: WaitingCaller | undefined;

@@ -1,9 +1,9 @@
-import { ALLOWED_METHODS, ProblemException, type ProblemType, retryAfter } from "../common/problems";
+import { ALLOWED_METHODS, ProblemException, problemTypes, retryAfter } from "../common/problems";
 import { RATE_LIMIT_PROBLEMS } from "../rate-limit/rate-limit.problems";
 
 /** The list endpoints: its problem types. */
 // Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
-export const TEAM_LIST_PROBLEMS = {
+export const TEAM_LIST_PROBLEMS = problemTypes({
   NoCommunityTeam: {
     type: "no-community-team",
     status: 404,
@@ -31,7 +31,7 @@ export const TEAM_LIST_PROBLEMS = {
     docs: "The `since` token was issued for another team or list, is older than the change log's retention (SYNC_RETENTION_DAYS), predates the caller's move to their team, or predates a reset of the list. Start again: take a new token, walk the list, then ask for the changes since that token.",
     example: { detail: "The sync token is older than the change log's retention; walk the list again" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 export class NoCommunityTeamException extends ProblemException {
   constructor() {

@@ -37,12 +37,18 @@ export function expectTimestamp(value: unknown, nullable: boolean): void {
 export function expectProblem(response: Response, status: number, typeSuffix: string): void {
   expect(response.status).toBe(status);
   expect(response.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
-  const body = JSON.parse(response.text) as Record<string, unknown>;
+  expectProblemBody(response.text, status, typeSuffix);
+}
+
+/** Asserts a body is an RFC 9457 problem of the given status and type suffix, and returns it parsed. */
+export function expectProblemBody(text: string, status: number, typeSuffix: string): Record<string, unknown> {
+  const body = JSON.parse(text) as Record<string, unknown>;
   expect(body.type).toMatch(new RegExp(`^https?://.+/problems/${typeSuffix}$`));
   expect(body.status).toBe(status);
   expect(typeof body.title).toBe("string");
   expect(typeof body.detail).toBe("string");
   expect(typeof body.instance).toBe("string");
+  return body;
 }
 
 /** Parses an RFC 8288 Link header into { rel: target }. */

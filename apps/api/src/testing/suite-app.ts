@@ -14,11 +14,18 @@ export function appForSuite<T extends { close(): Promise<void> }>(start: () => P
   afterAll(async () => {
     await running?.close();
   });
+  const started = (): T => {
+    if (running === undefined) throw new Error("the suite's app is not running (read it inside a test)");
+    return running;
+  };
   return new Proxy({} as T, {
     get(_target, key) {
-      if (running === undefined) throw new Error("the suite's app is not running (read it inside a test)");
-      const value: unknown = Reflect.get(running, key, running);
-      return typeof value === "function" ? value.bind(running) : value;
+      const target = started();
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+    set(_target, key, value) {
+      return Reflect.set(started(), key, value);
     },
   });
 }
@@ -28,10 +35,11 @@ export function contractAppForSuite(env: NodeJS.ProcessEnv = {}, timeoutMs?: num
   return appForSuite(() => startE2eApp("postgres", contractFixture(), { env }), timeoutMs);
 }
 
-/** The same, listening on a loopback port of its own (`port`), for tests that write raw requests. */
-export function listeningContractAppForSuite(env: NodeJS.ProcessEnv = {}) {
+/** The same, listening on a loopback port of its own (`port`, `origin`), for tests that need a real socket. */
+export function listeningContractAppForSuite(env: NodeJS.ProcessEnv = {}, timeoutMs?: number) {
   return appForSuite(async () => {
     const e2e = await startE2eApp("postgres", contractFixture(), { env });
-    return Object.assign(e2e, { port: (await listenOnLoopback(e2e)).port });
-  });
+    const { port, url } = await listenOnLoopback(e2e);
+    return Object.assign(e2e, { port, origin: url });
+  }, timeoutMs);
 }

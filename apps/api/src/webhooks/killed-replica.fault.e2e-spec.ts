@@ -9,7 +9,7 @@ import {
 import request from "supertest";
 import { type E2eApp, listenOnLoopback, startE2eAppOn } from "../testing/e2e-app";
 import { insertEventSql, insertGuideSql, psql } from "../testing/psql";
-import { TestReceiver } from "./testing/receiver";
+import { receiverForSuite } from "./testing/receiver";
 
 /**
  * Nothing is lost to a crash (contract 10.2): a replica killed (SIGKILL) while a notice is in
@@ -28,17 +28,12 @@ const ENV = {
 describe("webhooks when a replica is killed", () => {
   let first: RunningApi | undefined;
   let second: E2eApp | undefined;
-  let receiver: TestReceiver;
-
-  beforeAll(async () => {
-    receiver = await TestReceiver.start();
-  });
+  const receiver = receiverForSuite();
 
   afterAll(async () => {
     await second?.close();
     // Its process is gone already (SIGKILL); this drops the database.
     await first?.stop();
-    await receiver?.close();
   });
 
   it("delivers the notices of a replica killed mid-delivery from another replica, with the same ids", async () => {

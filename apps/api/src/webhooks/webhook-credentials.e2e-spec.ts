@@ -6,7 +6,7 @@ import { plantGrant } from "../oauth/testing/grants";
 import { expectProblem } from "../testing/contract-assertions";
 import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
 import { oauthFixture } from "../testing/oauth-fixture";
-import { TestReceiver } from "./testing/receiver";
+import { receiverForSuite } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 
 const WEBHOOKS = "/v1/me/community/team/webhooks";
@@ -19,9 +19,9 @@ const ISSUER = `${ORIGIN}/oauth`;
  * subscription rests on the grant of the token that made it: the grant revoked, it is revoked.
  */
 describe("webhooks and the built-in issuer's tokens", () => {
+  const receiver = receiverForSuite();
   let e2e: E2eApp;
   let base: string;
-  let receiver: TestReceiver;
   let jose: Awaited<ReturnType<typeof loadJose>>;
   let signingJwk: JWK;
 
@@ -33,11 +33,9 @@ describe("webhooks and the built-in issuer's tokens", () => {
     const row = await e2e.database.prisma.oAuthKey.findFirstOrThrow({ where: { kind: "signing" } });
     signingJwk = row.material as JWK;
     base = (await listenOnLoopback(e2e)).url;
-    receiver = await TestReceiver.start();
   }, 120_000);
 
   afterAll(async () => {
-    await receiver?.close();
     await e2e?.close();
   });
 

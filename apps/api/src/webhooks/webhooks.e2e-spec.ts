@@ -3,9 +3,9 @@ import { CLIENT_ID, CLIMBERS, contractFixture, RUNNERS, TOKENS, until } from "@c
 import { Webhook } from "standardwebhooks";
 import request from "supertest";
 import { expectProblem } from "../testing/contract-assertions";
-import { type E2eApp, listenOnLoopback, startE2eApp } from "../testing/e2e-app";
+import { startE2eApp } from "../testing/e2e-app";
 import { insertEventSql, insertGuideSql, psql } from "../testing/psql";
-import { appForSuite } from "../testing/suite-app";
+import { appForSuite, listeningContractAppForSuite } from "../testing/suite-app";
 import { TestReceiver } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 
@@ -41,8 +41,17 @@ interface Created {
 }
 
 describe("webhooks on postgres", () => {
-  let e2e: E2eApp;
-  let base: string;
+  const e2e = listeningContractAppForSuite(
+    {
+      RATE_LIMIT_MAX: "0",
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+      WEBHOOK_RETRY_SCHEDULE: "1s,1s",
+      WEBHOOK_TIMEOUT_MS: "2000",
+      WEBHOOK_SWEEP_INTERVAL_SECONDS: "1",
+      WEBHOOK_STALE_LOCK_SECONDS: "5",
+    },
+    120_000,
+  );
   let receiver: TestReceiver;
 
   const auth = (token: string = TOKENS.runner) => ({ Authorization: `Bearer ${token}` });
@@ -52,7 +61,7 @@ describe("webhooks on postgres", () => {
     token: string = TOKENS.runner,
     path = "/hook",
   ): Promise<Created> {
-    const response = await request(base)
+    const response = await request(e2e.origin)
       .post(WEBHOOKS)
       .set(auth(token))
       .send({ url: receiver.url(path), lists, description: "test" });
@@ -72,24 +81,6 @@ describe("webhooks on postgres", () => {
   function verified(secret: string, notice: { headers: Record<string, unknown>; body: string }): unknown {
     return new Webhook(secret).verify(notice.body, notice.headers as Record<string, string>);
   }
-
-  beforeAll(async () => {
-    e2e = await startE2eApp("postgres", contractFixture(), {
-      env: {
-        RATE_LIMIT_MAX: "0",
-        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
-        WEBHOOK_RETRY_SCHEDULE: "1s,1s",
-        WEBHOOK_TIMEOUT_MS: "2000",
-        WEBHOOK_SWEEP_INTERVAL_SECONDS: "1",
-        WEBHOOK_STALE_LOCK_SECONDS: "5",
-      },
-    });
-    base = (await listenOnLoopback(e2e)).url;
-  }, 120_000);
-
-  afterAll(async () => {
-    await e2e?.close();
-  });
 
   beforeEach(async () => {
     receiver = await TestReceiver.start();
@@ -112,14 +103,14 @@ describe("webhooks on postgres", () => {
     expect(ping?.headers["content-type"]).toBe("application/json");
     expect(verified(created.secret, ping as never)).toMatchObject({ type: "webhook.ping" });
 
-    const listed = await request(base).get(WEBHOOKS).set(auth());
+    const listed = await request(e2e.origin).get(WEBHOOKS).set(auth());
     expect(listed.status).toBe(200);
     expect(listed.body.webhooks).toEqual([expect.objectContaining({ id: created.id, status: "active" })]);
     expect(JSON.stringify(listed.body)).not.toContain(created.secret.slice(6));
-    const one = await request(base).get(`${WEBHOOKS}/${created.id}`).set(auth());
+    const one = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}`).set(auth());
     expect(one.body).not.toHaveProperty("secret");
 
-    const log = await request(base).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
+    const log = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
     expect(log.body.deliveries).toEqual([
       expect.objectContaining({
         id: ping?.headers["webhook-id"],
@@ -134,10 +125,10 @@ describe("webhooks on postgres", () => {
     expect(log.headers.link).toBe(
       `<${WEBHOOKS}/${created.id}/deliveries?page=1&per_page=100>; rel="first", <${WEBHOOKS}/${created.id}/deliveries?page=1&per_page=100>; rel="last"`,
     );
-    const past = await request(base).get(`${WEBHOOKS}/${created.id}/deliveries?page=2147483647`).set(auth());
+    const past = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}/deliveries?page=2147483647`).set(auth());
     expect([past.status, past.body.deliveries, past.headers["x-total-count"]]).toEqual([200, [], "1"]);
     expectProblem(
-      await request(base).get(`${WEBHOOKS}/${created.id}/deliveries?per_page=0`).set(auth()),
+      await request(e2e.origin).get(`${WEBHOOKS}/${created.id}/deliveries?per_page=0`).set(auth()),
       400,
       "invalid-query",
     );
@@ -145,20 +136,20 @@ describe("webhooks on postgres", () => {
 
   it("stores nothing when the ping is not answered 2xx (422 naming url)", async () => {
     receiver.answers.push({ status: 500 });
-    const response = await request(base)
+    const response = await request(e2e.origin)
       .post(WEBHOOKS)
       .set(auth())
       .send({ url: receiver.url(), lists: ["events"] });
     expectProblem(response, 422, "webhook-unreachable");
     expect(response.body.errors).toEqual([{ parameter: "url", message: expect.stringContaining("500") }]);
     receiver.answers.push({ status: 302, headers: { Location: receiver.url("/elsewhere") } });
-    const redirected = await request(base)
+    const redirected = await request(e2e.origin)
       .post(WEBHOOKS)
       .set(auth())
       .send({ url: receiver.url(), lists: ["events"] });
     expectProblem(redirected, 422, "webhook-unreachable");
     expect(receiver.received.map((notice) => notice.body).length).toBe(2);
-    expect((await request(base).get(WEBHOOKS).set(auth())).body.webhooks).toEqual([]);
+    expect((await request(e2e.origin).get(WEBHOOKS).set(auth())).body.webhooks).toEqual([]);
   });
 
   it("refuses bodies and URLs it must not send to, naming each bad field (400)", async () => {
@@ -176,40 +167,40 @@ describe("webhooks on postgres", () => {
       "not a url",
     ];
     for (const url of refused) {
-      const response = await request(base)
+      const response = await request(e2e.origin)
         .post(WEBHOOKS)
         .set(auth())
         .send({ url, lists: ["events"] });
       expectProblem(response, 400, "invalid-body");
       expect(response.body.errors.map((e: { parameter: string }) => e.parameter)).toEqual(["url"]);
     }
-    const everything = await request(base).post(WEBHOOKS).set(auth()).send({ lists: [], description: 5 });
+    const everything = await request(e2e.origin).post(WEBHOOKS).set(auth()).send({ lists: [], description: 5 });
     expectProblem(everything, 400, "invalid-body");
     expect(everything.body.errors.map((e: { parameter: string }) => e.parameter).sort()).toEqual([
       "description",
       "lists",
       "url",
     ]);
-    const unknownList = await request(base)
+    const unknownList = await request(e2e.origin)
       .post(WEBHOOKS)
       .set(auth())
       .send({ url: receiver.url(), lists: ["items"] });
     expect(unknownList.body.errors).toEqual([{ parameter: "lists", message: expect.stringContaining("events") }]);
-    const malformed = await request(base)
+    const malformed = await request(e2e.origin)
       .post(WEBHOOKS)
       .set(auth())
       .set("Content-Type", "application/json")
       .send('{"url":');
     expectProblem(malformed, 400, "invalid-body");
-    const form = await request(base).post(WEBHOOKS).set(auth()).type("form").send({ url: receiver.url() });
+    const form = await request(e2e.origin).post(WEBHOOKS).set(auth()).type("form").send({ url: receiver.url() });
     expectProblem(form, 415, "unsupported-media-type");
     expect(receiver.received).toEqual([]);
   });
 
   it("answers 401 before it reads a body, and 405 with Allow on other methods", async () => {
-    const response = await request(base).post(WEBHOOKS).set("Content-Type", "application/json").send("{");
+    const response = await request(e2e.origin).post(WEBHOOKS).set("Content-Type", "application/json").send("{");
     expectProblem(response, 401, "unauthorized");
-    const put = await request(base).put(WEBHOOKS).set(auth());
+    const put = await request(e2e.origin).put(WEBHOOKS).set(auth());
     expectProblem(put, 405, "method-not-allowed");
     expect(put.headers.allow).toBe("GET, HEAD, POST");
     // Each path its own methods, whatever its id is spelled like.
@@ -220,7 +211,7 @@ describe("webhooks on postgres", () => {
       ["/wh_0000000000000000000000/rotate-secret", "POST"],
       ["/wh_0000000000000000000000/deliveries/msg_0/redeliver", "POST"],
     ]) {
-      const response = await request(base).put(`${WEBHOOKS}${path}`).set(auth());
+      const response = await request(e2e.origin).put(`${WEBHOOKS}${path}`).set(auth());
       expectProblem(response, 405, "method-not-allowed");
       expect([path, response.headers.allow]).toEqual([path, allowed]);
     }
@@ -311,7 +302,7 @@ describe("webhooks on postgres", () => {
     const notices = await receiver.awaitType("events.changed", 2, "the retry arrives");
     expect(notices[1]?.headers["webhook-id"]).toBe(notices[0]?.headers["webhook-id"]);
     expect(notices[1]?.body).toBe(notices[0]?.body);
-    const page = await request(base).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
+    const page = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
     const entry = (page.body.deliveries as { id: string }[]).find((d) => d.id === notices[0]?.headers["webhook-id"]);
     expect(entry).toMatchObject({ type: "events.changed", list: "events", state: "delivered", attempts: 2 });
   });
@@ -322,7 +313,7 @@ describe("webhooks on postgres", () => {
     await commitEvents(e2e.url, RUNNERS);
     await until(() => receiver.ofType("events.changed").length === 1, "the notice arrives", 10_000);
     await waitForStatus(created.id, "disabled");
-    const shown = await request(base).get(`${WEBHOOKS}/${created.id}`).set(auth());
+    const shown = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}`).set(auth());
     expect(shown.body).toMatchObject({ status: "disabled", status_reason: expect.stringContaining("410") });
     await commitEvents(e2e.url, RUNNERS);
     expect(await owed("subscription_id = $1", [created.id])).toBe(1);
@@ -335,13 +326,13 @@ describe("webhooks on postgres", () => {
     await waitForStatus(created.id, "disabled", 15_000);
     // The first attempt and the schedule's two retries.
     expect(receiver.ofType("events.changed")).toHaveLength(3);
-    const shown = await request(base).get(`${WEBHOOKS}/${created.id}`).set(auth());
+    const shown = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}`).set(auth());
     expect(shown.body.status_reason).toMatch(/retry schedule/);
   });
 
   it("signs with the old and the new secret after a rotation", async () => {
     const created = await subscribe(["events"]);
-    const rotated = await request(base).post(`${WEBHOOKS}/${created.id}/rotate-secret`).set(auth());
+    const rotated = await request(e2e.origin).post(`${WEBHOOKS}/${created.id}/rotate-secret`).set(auth());
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(created.secret);
@@ -356,7 +347,7 @@ describe("webhooks on postgres", () => {
   it("loses no secret to two rotations at once: the notice is signed by both new secrets", async () => {
     const created = await subscribe(["events"]);
     const rotations = await Promise.all(
-      [0, 1].map(() => request(base).post(`${WEBHOOKS}/${created.id}/rotate-secret`).set(auth())),
+      [0, 1].map(() => request(e2e.origin).post(`${WEBHOOKS}/${created.id}/rotate-secret`).set(auth())),
     );
     expect(rotations.map((r) => r.status)).toEqual([200, 200]);
     await commitEvents(e2e.url, RUNNERS);
@@ -370,13 +361,13 @@ describe("webhooks on postgres", () => {
     const created = await subscribe(["events"]);
     const [ping] = receiver.received;
     const id = String(ping?.headers["webhook-id"]);
-    const response = await request(base).post(`${WEBHOOKS}/${created.id}/deliveries/${id}/redeliver`).set(auth());
+    const response = await request(e2e.origin).post(`${WEBHOOKS}/${created.id}/deliveries/${id}/redeliver`).set(auth());
     expect(response.status).toBe(202);
     expect(response.body.delivery).toMatchObject({ id, state: "pending" });
     await until(() => receiver.received.length === 2, "the redelivery arrives", 10_000);
     expect(receiver.received[1]?.headers["webhook-id"]).toBe(id);
     expect(receiver.received[1]?.body).toBe(ping?.body);
-    const unknown = await request(base)
+    const unknown = await request(e2e.origin)
       .post(`${WEBHOOKS}/${created.id}/deliveries/msg_00000000000000000000000000000000/redeliver`)
       .set(auth());
     expectProblem(unknown, 404, "webhook-not-found");
@@ -390,30 +381,34 @@ describe("webhooks on postgres", () => {
       [hashToken("tok-runner-other-client")],
     );
     for (const token of [TOKENS.climber, "tok-runner-other-client"]) {
-      expect((await request(base).get(WEBHOOKS).set(auth(token))).body.webhooks).toEqual([]);
+      expect((await request(e2e.origin).get(WEBHOOKS).set(auth(token))).body.webhooks).toEqual([]);
       for (const path of ["", "/deliveries"]) {
         expectProblem(
-          await request(base).get(`${WEBHOOKS}/${created.id}${path}`).set(auth(token)),
+          await request(e2e.origin).get(`${WEBHOOKS}/${created.id}${path}`).set(auth(token)),
           404,
           "webhook-not-found",
         );
       }
-      expectProblem(await request(base).delete(`${WEBHOOKS}/${created.id}`).set(auth(token)), 404, "webhook-not-found");
       expectProblem(
-        await request(base).post(`${WEBHOOKS}/${created.id}/rotate-secret`).set(auth(token)),
+        await request(e2e.origin).delete(`${WEBHOOKS}/${created.id}`).set(auth(token)),
+        404,
+        "webhook-not-found",
+      );
+      expectProblem(
+        await request(e2e.origin).post(`${WEBHOOKS}/${created.id}/rotate-secret`).set(auth(token)),
         404,
         "webhook-not-found",
       );
     }
-    expect((await request(base).delete(`${WEBHOOKS}/${created.id}`).set(auth())).status).toBe(204);
-    expectProblem(await request(base).get(`${WEBHOOKS}/${created.id}`).set(auth()), 404, "webhook-not-found");
+    expect((await request(e2e.origin).delete(`${WEBHOOKS}/${created.id}`).set(auth())).status).toBe(204);
+    expectProblem(await request(e2e.origin).get(`${WEBHOOKS}/${created.id}`).set(auth()), 404, "webhook-not-found");
     await commitEvents(e2e.url, RUNNERS);
     expect(await owed()).toBe(0);
   });
 
   it("allows at most 10 subscriptions per user and client (409)", async () => {
     for (let i = 0; i < 10; i++) await subscribe(["events"], TOKENS.runner, `/hook${i}`);
-    const response = await request(base)
+    const response = await request(e2e.origin)
       .post(WEBHOOKS)
       .set(auth())
       .send({ url: receiver.url(), lists: ["events"] });
@@ -432,9 +427,9 @@ describe("webhooks on postgres", () => {
     await waitForStatus(created.id, "revoked");
     await sleep(3_000);
     expect(receiver.ofType("events.changed")).toHaveLength(1);
-    const shown = await request(base).get(`${WEBHOOKS}/${created.id}`).set(auth());
+    const shown = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}`).set(auth());
     expect(shown.body.status_reason).toBe("the user left the team");
-    const log = await request(base).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
+    const log = await request(e2e.origin).get(`${WEBHOOKS}/${created.id}/deliveries`).set(auth());
     expect(log.body.deliveries[0]).toMatchObject({ type: "events.changed", state: "failed" });
     // Back in the team, the subscription stays revoked: nothing is told.
     await e2e.database.pool.query("UPDATE users SET team_id = $1 WHERE id = 'user_runner'", [RUNNERS]);
@@ -470,7 +465,7 @@ describe("webhooks on postgres", () => {
   async function waitForStatus(id: string, status: string, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const shown = await request(base).get(`${WEBHOOKS}/${id}`).set(auth());
+      const shown = await request(e2e.origin).get(`${WEBHOOKS}/${id}`).set(auth());
       if (shown.body.status === status) return;
       if (Date.now() > deadline) throw new Error(`subscription ${id} is ${shown.body.status}, not ${status}`);
       await sleep(100);

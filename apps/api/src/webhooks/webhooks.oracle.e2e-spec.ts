@@ -4,7 +4,7 @@ import { CLIMBERS, contractFixture, RUNNERS, TOKENS } from "@community/fixtures/
 import type { PoolClient } from "pg";
 import request from "supertest";
 import { type E2eApp, listenOnLoopback, startE2eApp, startE2eAppOn } from "../testing/e2e-app";
-import { TestReceiver } from "./testing/receiver";
+import { receiverForSuite } from "./testing/receiver";
 import { WebhookDeliveryWorker } from "./webhook-delivery.worker";
 
 /**
@@ -68,21 +68,19 @@ class NoticeDrivenCopy {
 }
 
 describe("webhooks against plain SQL under overlapping writers", () => {
+  const receiver = receiverForSuite();
   let e2e: E2eApp;
   let second: E2eApp;
   let base: string;
-  let receiver: TestReceiver;
 
   beforeAll(async () => {
     const env = { RATE_LIMIT_MAX: "0", WEBHOOK_ALLOWED_HOSTS: "127.0.0.1", WEBHOOK_SWEEP_INTERVAL_SECONDS: "1" };
     e2e = await startE2eApp("postgres", contractFixture(), { env });
     second = await startE2eAppOn(e2e.url, undefined, undefined, env);
     base = (await listenOnLoopback(e2e)).url;
-    receiver = await TestReceiver.start();
   }, 120_000);
 
   afterAll(async () => {
-    await receiver?.close();
     await second?.close();
     await e2e?.close();
   });

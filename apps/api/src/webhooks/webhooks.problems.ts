@@ -1,8 +1,8 @@
-import { FieldErrorsException, ProblemException, type ProblemType } from "../common/problems";
+import { FieldErrorsException, ProblemException, problemTypes } from "../common/problems";
 
 /** The webhooks' problem types (contract 10.2). */
 // Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
-export const WEBHOOK_PROBLEMS = {
+export const WEBHOOK_PROBLEMS = problemTypes({
   WebhookNotFound: {
     type: "webhook-not-found",
     status: 404,
@@ -42,7 +42,7 @@ export const WEBHOOK_PROBLEMS = {
     docs: "Webhooks need PostgreSQL (DATABASE_URL): the embedded database holds no job queue.",
     example: { detail: "Webhooks need PostgreSQL: set DATABASE_URL" },
   },
-} as const satisfies Record<string, ProblemType>;
+});
 
 export class WebhookNotFoundException extends ProblemException {
   constructor(what: "subscription" | "delivery" = "subscription") {

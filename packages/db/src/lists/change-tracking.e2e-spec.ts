@@ -32,6 +32,18 @@ describe("list change tracking under concurrent writers", () => {
   const backendPid = async (client: PoolClient) =>
     (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
   /** Resolves once the backend waits for a lock, or `done` has settled (it did not have to wait). */
+  /** Runs `race` on two sessions of its own, both released whatever happens. */
+  const withTwoSessions = async (race: (a: PoolClient, b: PoolClient) => Promise<void>) => {
+    const a = await db.connect();
+    const b = await db.connect();
+    try {
+      await race(a, b);
+    } finally {
+      a.release();
+      b.release();
+    }
+  };
+
   const blockedOrDone = async (pid: number | undefined, done: Promise<unknown>) => {
     let settled = false;
     void done.then(
@@ -70,19 +82,20 @@ describe("list change tracking under concurrent writers", () => {
     await testDb?.drop();
   });
 
-  it("moves the version after an account rename that raced an insert of one of its items", async () => {
-    const renamer = await db.connect();
-    const writer = await db.connect();
-    // Each version names one content: the same version with other names is a stale validator.
-    const seen = new Map<string, string>();
-    const record = async () => {
-      const now = await state("team_c");
-      if (now === undefined) return;
-      const names = JSON.stringify(now.names);
-      expect({ version: now.version, names: seen.get(now.version) ?? names }).toEqual({ version: now.version, names });
-      seen.set(now.version, names);
-    };
-    try {
+  it("moves the version after an account rename that raced an insert of one of its items", () =>
+    withTwoSessions(async (renamer, writer) => {
+      // Each version names one content: the same version with other names is a stale validator.
+      const seen = new Map<string, string>();
+      const record = async () => {
+        const now = await state("team_c");
+        if (now === undefined) return;
+        const names = JSON.stringify(now.names);
+        expect({ version: now.version, names: seen.get(now.version) ?? names }).toEqual({
+          version: now.version,
+          names,
+        });
+        seen.set(now.version, names);
+      };
       await insertEvents(db, "team_c", 1, "acc_1");
       await record();
       await renamer.query("BEGIN");
@@ -97,16 +110,10 @@ describe("list change tracking under concurrent writers", () => {
       await committed;
       await record();
       expect((await state("team_c"))?.names).toEqual(["One", "Two renamed"]);
-    } finally {
-      renamer.release();
-      writer.release();
-    }
-  });
+    }));
 
-  it("commits an item writer whose account's rename waits for the writer's rows, without a deadlock", async () => {
-    const writer = await db.connect();
-    const renamer = await db.connect();
-    try {
+  it("commits an item writer whose account's rename waits for the writer's rows, without a deadlock", () =>
+    withTwoSessions(async (writer, renamer) => {
       const [held] = newIds(1) as [string];
       await db.query(insertSql, [[held], "team_c", "acc_2"]);
       const pid = await backendPid(renamer);
@@ -123,16 +130,10 @@ describe("list change tracking under concurrent writers", () => {
       const now = await state("team_c");
       expect(now?.names).toContain("Two again");
       expect(now?.item_count).toBe(now?.actual);
-    } finally {
-      writer.release();
-      renamer.release();
-    }
-  });
+    }));
 
-  it("never moves a version backwards when a writer waits behind another", async () => {
-    const first = await db.connect();
-    const second = await db.connect();
-    try {
+  it("never moves a version backwards when a writer waits behind another", () =>
+    withTwoSessions(async (first, second) => {
       const before = await state("team_a");
       await first.query("BEGIN");
       await first.query("UPDATE events SET name = name WHERE team_id = 'team_a'");
@@ -154,11 +155,7 @@ describe("list change tracking under concurrent writers", () => {
         "SELECT max(version)::text AS version FROM team_list_changes WHERE team_id = 'team_a' AND list = 'events'",
       );
       expect(rows[0]?.version).toBe(afterSecond?.version);
-    } finally {
-      first.release();
-      second.release();
-    }
-  });
+    }));
 
   it("logs an UPDATE that changes an item's id and team for both teams, and an id change alone", async () => {
     const { rows } = await db.query<{ id: string; at: string }>(

@@ -54,6 +54,12 @@ export class OAuthBrowser {
     throw new Error("too many redirects");
   }
 
+  /** Opens the authorization URL at the sign-in page; returns the URL its login form posts to. */
+  async openSignIn(authorizationUrl: URL): Promise<URL> {
+    const step = await this.follow(await this.fetch(authorizationUrl), authorizationUrl.toString());
+    return new URL(OAuthBrowser.formAction((await step.page?.text()) ?? "", "/login"), this.serverOrigin);
+  }
+
   /** The action of the page's form whose action ends with `suffix`. */
   static formAction(html: string, suffix: string): string {
     const action = [...html.matchAll(/<form method="post" action="([^"]+)"/g)]

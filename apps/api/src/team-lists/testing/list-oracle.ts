@@ -84,22 +84,21 @@ const instant = (rng: Rng) => at(BASE - rng.int(0, SPAN_MINUTES) * 60_000);
 let serial = 0;
 const nextSerial = () => ++serial;
 
+/** What every new item has: its team, an account drawn by weight, a slug of its own and a name. */
+const itemFields = (rng: Rng, team: string, id: string, name: string) => ({
+  team_id: team,
+  account_id: itemAccount(rng),
+  slug: `s-${id}-${nextSerial()}`,
+  name,
+});
+
 function newEvent(rng: Rng, team: string, id = `ev_n${nextSerial()}`): FixtureEvent {
-  return fixtureEvent(id, {
-    team_id: team,
-    account_id: itemAccount(rng),
-    slug: `s-${id}-${nextSerial()}`,
-    name: `Event ${id}`,
-    scheduled_at: instant(rng),
-  });
+  return fixtureEvent(id, { ...itemFields(rng, team, id, `Event ${id}`), scheduled_at: instant(rng) });
 }
 
 function newGuide(rng: Rng, team: string, id = `gd_n${nextSerial()}`): FixtureGuide {
   return fixtureGuide(id, {
-    team_id: team,
-    account_id: itemAccount(rng),
-    slug: `s-${id}-${nextSerial()}`,
-    name: `Guide ${id}`,
+    ...itemFields(rng, team, id, `Guide ${id}`),
     published_at: rng.next() < 0.15 ? null : instant(rng),
   });
 }

@@ -1,5 +1,6 @@
 // The same parser as packages/client/src/retry-after.ts, on purpose: the published
 // client has no dependencies, and the api does not depend on the client.
+// test/src/retry-after-copies.spec.ts checks that the two read every header alike.
 const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
 const LONG_DAY = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
 const MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { until } from "@community/fixtures/testing";
+import { appForSuite } from "../../testing/suite-app";
 
 /** A notice as a receiver got it. */
 export interface ReceivedNotice {
@@ -75,4 +76,9 @@ export class TestReceiver {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }
+}
+
+/** A receiver for one describe block: started before its tests, closed after them. */
+export function receiverForSuite(): TestReceiver {
+  return appForSuite(() => TestReceiver.start());
 }

@@ -4,18 +4,19 @@ import { type ServerHome, serverHome, startCluster, urlOf } from "../testing/pri
 
 /**
  * team_list_pending holds a transaction's rows until its COMMIT deletes them: every commit that
- * writes a list leaves two or three dead rows behind, and only vacuum takes them away. On a server
- * with autovacuum off the table held 4.5 MB after 20,000 one-row commits (docs/database.md,
- * "Change tracking"). On a cluster of the test's own with autovacuum on, the server's default, and
- * the table's settings from the migrations, it stays bounded over as many commits.
+ * writes a list leaves two or three dead rows behind, and only vacuum takes them away. With
+ * autovacuum off the table held 2.9 MB after this test's 10,000 commits, and 4.5 MB after 20,000
+ * (docs/database.md, "Change tracking"). On a cluster of the test's own with autovacuum on, the
+ * server's default, and the table's settings from the migrations, it stays bounded instead.
  *
- * The cluster's autovacuum wakes every second instead of every minute: the test makes in a minute
+ * The cluster's autovacuum wakes every second instead of every minute: the test makes in seconds
  * the commits a server makes in hours, and a launcher asleep for the whole run would measure nothing.
  */
-const COMMITS = 20_000;
+const COMMITS = 10_000;
 const PER_ROUND_TRIP = 250;
-/** A fifth of what the table held without autovacuum; it peaked at 0.2-0.5 MB in runs on 2 cores. */
+/** A third of what the table held after the same commits without autovacuum; it peaks at 0.2-0.5 MB. */
 const BOUND_BYTES = 1024 * 1024;
+
 type PendingStats = { bytes: number; dead: number; vacuums: number };
 
 describe("team_list_pending under autovacuum", () => {
@@ -68,7 +69,7 @@ describe("team_list_pending under autovacuum", () => {
                  timestamptz '2026-01-01' + interval '${n} minutes', false, 0, 'USD'); COMMIT;`
       : `BEGIN; UPDATE events SET name = 'Renamed ${n}' WHERE id = 'ev_${n - 1}'; COMMIT;`;
 
-  it("stays under 1 MB over 20,000 one-row commits, and autovacuum reclaims its dead rows", async () => {
+  it("stays under 1 MB over 10,000 one-row commits, and autovacuum reclaims its dead rows", async () => {
     expect(threshold).toBeGreaterThan(0);
     let peak = 0;
     for (let from = 0; from < COMMITS; from += PER_ROUND_TRIP) {
@@ -90,7 +91,7 @@ describe("team_list_pending under autovacuum", () => {
     }
     expect(after.dead).toBeLessThan(threshold);
     // Dozens of vacuums (one per `threshold` dead rows) kept it there, not one at the end.
-    expect(after.vacuums).toBeGreaterThanOrEqual(10);
+    expect(after.vacuums).toBeGreaterThanOrEqual(5);
     expect(after.bytes).toBeLessThan(BOUND_BYTES);
   }, 180_000);
 });

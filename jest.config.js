@@ -50,9 +50,10 @@ module.exports = {
   maxWorkers: Math.max(2, availableParallelism() - 1),
   // After the last suite jest gives each worker this long to end before it kills it and reports
   // "A worker process has failed to exit gracefully" (default 500 ms). A worker that left nothing
-  // open still needs longer to free its heap once its 'exit' event has run: 0.7-1.1 s for workers
-  // of 0.8-1.3 GB RSS on 2 cores at load 10-12 (a plain node process with 0.9 GB of heap: 1.0-1.5
-  // s). A timer, socket or server left open holds a worker past this bound and is still reported.
+  // open still needs about that long, or longer, to end once its 'exit' event has run: on 2 cores,
+  // 0.7-1.1 s for workers of 0.8-1.3 GB RSS at load 10-12, 0.46-0.69 s for workers of 0.4 GB that
+  // ran only unit specs at load 1-2. A timer, socket or server left open holds a worker past this
+  // bound and is still reported.
   workerGracefulExitTimeout: 3_000,
   testSequencer: `${__dirname}/test/slow-first-sequencer.js`,
   projects: [

@@ -48,6 +48,13 @@ module.exports = {
   // suites spend most of their time waiting for PostgreSQL, Redis and timers, so a second worker
   // fills those waits. Measured on 2 cores at load 11-15: 0.71x the time of one worker.
   maxWorkers: Math.max(2, availableParallelism() - 1),
+  // After the last suite jest gives each worker this long to end before it kills it and reports
+  // "A worker process has failed to exit gracefully" (default 500 ms). A worker that left nothing
+  // open still needs about that long, or longer, to end once its 'exit' event has run: on 2 cores,
+  // 0.7-1.1 s for workers of 0.8-1.3 GB RSS at load 10-12, 0.46-0.69 s for workers of 0.4 GB that
+  // ran only unit specs at load 1-2. A timer, socket or server left open holds a worker past this
+  // bound and is still reported.
+  workerGracefulExitTimeout: 3_000,
   testSequencer: `${__dirname}/test/slow-first-sequencer.js`,
   projects: [
     "packages/domain",

@@ -6,6 +6,13 @@ import { ApiProcess, contractFixture, TOKENS } from "@community/fixtures/testing
 
 const IN_FLIGHT = 5;
 
+/**
+ * How the api process ended, or "hung" if it had not after `ms`. The bound is unref'd: once the
+ * process has exited it is left to run out, and it must not hold the jest worker for that long.
+ */
+const exitWithin = (api: ApiProcess, ms: number) =>
+  Promise.race([api.exited, new Promise((resolve) => setTimeout(() => resolve("hung"), ms).unref())]);
+
 /** Resolves when `count` queries of the database wait for a lock. */
 async function queriesWaitingOnLock(database: Database, name: string, count: number): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
@@ -185,10 +192,7 @@ describe("graceful shutdown of the compiled server", () => {
       api.kill("SIGTERM");
       // The lock is still held: only the shutdown deadline can end this request.
       expect(await stuck).toBe("connection closed");
-      const exit = await Promise.race([
-        api.exited,
-        new Promise((resolve) => setTimeout(() => resolve("hung"), 15_000)),
-      ]);
+      const exit = await exitWithin(api, 15_000);
       expect(exit).toBe(0);
       expect(api.entries().map((entry) => entry.msg)).toContain(
         "requests still running after 300 ms: closing their connections",
@@ -220,7 +224,7 @@ describe("graceful shutdown of the compiled server", () => {
     } finally {
       await unlock();
     }
-    const exit = await Promise.race([api.exited, new Promise((resolve) => setTimeout(() => resolve("hung"), 20_000))]);
+    const exit = await exitWithin(api, 20_000);
     expect(exit).toBe(0);
     const messages = api.entries().map((entry) => String(entry.msg));
     expect(messages.filter((msg) => /pool|unexpected failure|transaction/i.test(msg))).toEqual([]);

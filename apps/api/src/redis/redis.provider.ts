@@ -23,6 +23,11 @@ export class RedisConnection implements OnApplicationShutdown {
       maxRetriesPerRequest: 1,
       connectTimeout: 2_000,
       commandTimeout: commandTimeoutMs,
+      // disconnect() ends the socket and arms a timer that destroys it if it has not closed by then.
+      // It runs only where QUIT failed: Redis unreachable, whose socket closed long ago and never
+      // says so again (the timer ran its whole length, holding the process after shutdown), or hung,
+      // whose socket would not close cleanly. Neither is worth a wait.
+      disconnectTimeout: 0,
     });
     this.client.on("error", (error: Error) => this.failed(error));
     this.client.on("ready", () => this.answered());

@@ -79,7 +79,7 @@ export const eventSchema = z
   })
   .register(wireRegistry, { id: "Event", description: "An event of the team. Every field is always present." });
 
-// The entities' schemas share fields (the duplicates tool pairs them): each is the wire's whole declaration of its type.
+// The entities' schemas share fields, repeated on purpose: each is the wire's whole declaration of its type.
 export const guideSchema = z
   .strictObject({
     id: identifier(["gd_1"]),

@@ -1,7 +1,7 @@
 import { ProblemException, problemTypes } from "../common/problems";
 
 /** The calendar feeds' own problem types (contract 11); the rest are shared (not-found, rate-limited, …). */
-// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
+// Entries of one shape in every *.problems.ts, repeated on purpose: data, not logic.
 export const CALENDAR_FEED_PROBLEMS = problemTypes({
   CalendarFeedNotFound: {
     type: "calendar-feed-not-found",

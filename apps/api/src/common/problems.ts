@@ -60,7 +60,7 @@ export function problemTypes<const T extends Record<string, ProblemType>>(types:
 }
 
 /** The problem types several features answer with; each feature declares its own beside it. */
-// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
+// Entries of one shape in every *.problems.ts, repeated on purpose: data, not logic.
 export const COMMON_PROBLEMS = problemTypes({
   InvalidQuery: {
     type: "invalid-query",

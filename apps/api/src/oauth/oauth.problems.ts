@@ -1,7 +1,7 @@
 import { FieldErrorsException, type ParameterError, ProblemException, problemTypes } from "../common/problems";
 
 /** The sign-in pages of the built-in authorization server: its problem types. */
-// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
+// Entries of one shape in every *.problems.ts, repeated on purpose: data, not logic.
 export const OAUTH_PROBLEMS = problemTypes({
   InvalidForm: {
     type: "invalid-form",

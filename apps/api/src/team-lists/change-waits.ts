@@ -94,7 +94,7 @@ export class ChangeWaits implements OnModuleInit, OnModuleDestroy {
       "1 while list changes are told by LISTEN/NOTIFY, 0 while held requests poll the lists' versions every second",
       () => (this.notices.state === "listening" ? 1 : 0),
     );
-    // Declarations of one shape, as every feature's (the duplicates tool pairs them): one metric per figure.
+    // Declarations of one shape, as every feature's, repeated on purpose: one metric per figure.
     this.wakes = metrics.counter(
       "list_changes_wait_wakes_total",
       "Held changes requests woken to read the feed again (a notice, a version change while polling, or the notices' connection lost)",

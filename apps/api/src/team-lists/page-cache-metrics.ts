@@ -5,7 +5,7 @@ import type { PageCache } from "./page-cache";
 /** The list page cache, read at scrape time: hits, misses, evictions, deferred admissions and the bytes it holds. */
 export function instrumentPageCache(cache: PageCache, metrics: MetricsService): void {
   const { counter, gauge } = scrapedMetrics(metrics.registry);
-  // Declarations of one shape (the duplicates tool pairs them): one metric per figure of the cache's stats.
+  // Declarations of one shape, repeated on purpose: one metric per figure of the cache's stats.
   counter("list_page_cache_hits_total", "List pages served from the page cache", () => cache.stats().hits);
   counter(
     "list_page_cache_misses_total",

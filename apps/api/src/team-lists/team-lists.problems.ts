@@ -2,7 +2,7 @@ import { ALLOWED_METHODS, ProblemException, problemTypes, retryAfter } from "../
 import { RATE_LIMIT_PROBLEMS } from "../rate-limit/rate-limit.problems";
 
 /** The list endpoints: its problem types. */
-// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
+// Entries of one shape in every *.problems.ts, repeated on purpose: data, not logic.
 export const TEAM_LIST_PROBLEMS = problemTypes({
   NoCommunityTeam: {
     type: "no-community-team",

@@ -1,7 +1,7 @@
 import { FieldErrorsException, ProblemException, problemTypes } from "../common/problems";
 
 /** The webhooks' problem types (contract 10.2). */
-// Entries of one shape in every *.problems.ts (the duplicates tool pairs them): data, not logic.
+// Entries of one shape in every *.problems.ts, repeated on purpose: data, not logic.
 export const WEBHOOK_PROBLEMS = problemTypes({
   WebhookNotFound: {
     type: "webhook-not-found",

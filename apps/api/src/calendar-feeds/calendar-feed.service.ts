@@ -71,6 +71,9 @@ export class CalendarFeedService {
     const secret = secretOfFeedFile(file);
     const digest = secret === undefined ? undefined : hashToken(secret);
     if (this.failedAuth.enabled) {
+      // As the rate-limit guard does: a dead secret of this address still being counted first.
+      const counting = this.failedAuth.settled(address);
+      if (counting !== undefined) await counting;
       const wait = this.failedAuth.refusedFor(address);
       if (wait > 0 && (digest === undefined || !this.known.has(digest))) {
         throw new FailedAuthenticationsLimitedException(wait, this.failedAuth.limit, this.failedAuth.windowSeconds);

@@ -39,6 +39,8 @@ export function budgetAddress(ip: string | undefined): string {
 export class FailedAuthBudget {
   /** Address -> when its refusal ends (ms since the epoch), in the order they were refused. */
   private readonly refused = new Map<string, number>();
+  /** Address -> its failures sent to the account and not yet answered (the last one; each waits for the one before). */
+  private readonly pending = new Map<string, Promise<void>>();
   private readonly windowMs: number;
 
   constructor(
@@ -78,8 +80,36 @@ export class FailedAuthBudget {
     return Math.ceil((until - now) / 1000);
   }
 
-  /** Spends one failure of `address`'s budget; once it is spent, the address is refused here. */
-  async fail(address: string): Promise<void> {
+  /**
+   * Spends one failure of `address`'s budget; once it is spent, the address is refused here. The
+   * failure is counted after its 401 is sent, so this replica's next request from the address may
+   * come before the account answers: `settled` lets it wait for that answer first.
+   */
+  fail(address: string): Promise<void> {
+    const before = this.pending.get(address);
+    const spent = before === undefined ? this.spend(address) : before.then(() => this.spend(address));
+    // Never rejects: a failed spend is told to the caller of fail(); whoever waits in settled() goes on.
+    const tracked: Promise<void> = spent
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        if (this.pending.get(address) === tracked) this.pending.delete(address);
+      });
+    this.pending.set(address, tracked);
+    return spent;
+  }
+
+  /**
+   * Undefined while no failure of `address` is still being counted (almost always); else a
+   * promise of the account's answer to the last one, after which refusedFor() is up to date.
+   */
+  settled(address: string): Promise<void> | undefined {
+    return this.pending.size === 0 ? undefined : this.pending.get(address);
+  }
+
+  private async spend(address: string): Promise<void> {
     let record: Awaited<ReturnType<ThrottlerStorage["increment"]>>;
     try {
       record = await this.storage.increment(

@@ -87,6 +87,11 @@ export class RateLimitGuard extends ThrottlerGuard {
     // Read and hashed here, first, for the request's whole way (the bearer strategy reuses it).
     const digest = bearerCredential(request)?.digest;
     if (digest !== undefined && this.failedAuth.enabled) {
+      // A failure of this address still being counted (its 401 already sent) is waited for, so
+      // that this request sees the budget as the account has it: one budget across replicas, not
+      // one per reply from Redis that has not come back yet.
+      const counting = this.failedAuth.settled(budgetAddress(request.ip));
+      if (counting !== undefined) await counting;
       this.spendFailures(request, http.getResponse<Response>(), digest);
     }
     return super.canActivate(context);

@@ -1,6 +1,6 @@
 import type { Pool, QueryResultRow } from "pg";
 import type { Queryable, StatementResult } from "./lists/team-list";
-import { CACHED_PLAN_STALE, type StatementNames } from "./statement-names";
+import { againOnStalePlan, type StatementNames } from "./statement-names";
 
 /**
  * Statements sent on the pool beneath Prisma's adapter through node-postgres, named as the adapter
@@ -19,13 +19,9 @@ export class PoolStatements implements Queryable {
     private readonly names: StatementNames | undefined,
   ) {}
 
-  async query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<StatementResult<Row>> {
-    try {
-      return await this.pool.query<Row>(this.named(text, values));
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== CACHED_PLAN_STALE) throw error;
-    }
-    return this.pool.query<Row>(this.named(text, values));
+  query<Row extends QueryResultRow>(text: string, values: unknown[]): Promise<StatementResult<Row>> {
+    // Named anew on the second try: the stale plan renewed the names.
+    return againOnStalePlan(() => this.pool.query<Row>(this.named(text, values)));
   }
 
   private named(text: string, values: unknown[]): { name?: string; text: string; values: unknown[] } {

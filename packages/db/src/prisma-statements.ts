@@ -1,6 +1,6 @@
 import type { PrismaClient } from "./generated/prisma/client";
 import type { Queryable, StatementResult } from "./lists/team-list";
-import { CACHED_PLAN_STALE } from "./statement-names";
+import { againOnStalePlan } from "./statement-names";
 
 /** What Prisma keeps of a driver error (meta.driverAdapterError.cause of a P2010). */
 interface DriverErrorCause {
@@ -30,19 +30,9 @@ export class PrismaStatements implements Queryable {
   constructor(private readonly prisma: PrismaClient) {}
 
   async query<Row>(text: string, values: unknown[]): Promise<StatementResult<Row>> {
-    try {
-      return { rows: await this.prisma.$queryRawUnsafe<Row[]>(text, ...values) };
-    } catch (error) {
-      const failure = driverError(error);
-      if ((failure as { code?: unknown }).code !== CACHED_PLAN_STALE) throw failure;
-    }
-    // A column's type changed under a named statement: its names were renewed (StatementNames),
-    // so this one is prepared again.
-    try {
-      return { rows: await this.prisma.$queryRawUnsafe<Row[]>(text, ...values) };
-    } catch (error) {
-      throw driverError(error);
-    }
+    // A column's type changed under a named statement: its names were renewed, and it is sent again.
+    const rows = await againOnStalePlan(() => this.prisma.$queryRawUnsafe<Row[]>(text, ...values), driverError);
+    return { rows };
   }
 }
 

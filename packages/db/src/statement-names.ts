@@ -12,6 +12,28 @@ type StatementNameGenerator = NonNullable<
 >;
 
 /**
+ * Sends a statement with `send`, and once more when its named statement met a stale plan: its
+ * names were renewed meanwhile (StatementNames.renew), so the second try prepares it afresh. Every
+ * failure is passed through `failure` (the driver error a Prisma error carries, or the error as it is).
+ */
+export async function againOnStalePlan<T>(
+  send: () => Promise<T>,
+  failure: (error: unknown) => unknown = (error) => error,
+): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    const failed = failure(error);
+    if ((failed as { code?: unknown } | null)?.code !== CACHED_PLAN_STALE) throw failed;
+  }
+  try {
+    return await send();
+  } catch (error) {
+    throw failure(error);
+  }
+}
+
+/**
  * The names Prisma's pg adapter gives its statements (its `statementNameGenerator` option): a
  * named statement is parsed and planned once per connection, then only bound and executed. For
  * the short primary-key statements of the hot path (the token lookup: four index probes, 0.04-0.07
